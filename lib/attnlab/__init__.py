@@ -1,0 +1,21 @@
+"""attnlab: an executable audit of claims about approximate softmax attention."""
+from .attention import attention, attention_blocked, attention_matrix
+from .backend import default_backend, default_xp, get_array_module, make_rng, to_numpy
+from .projection import gaussian_projection
+from .softmax import logsumexp, softmax
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "attention",
+    "attention_blocked",
+    "attention_matrix",
+    "default_backend",
+    "default_xp",
+    "gaussian_projection",
+    "get_array_module",
+    "logsumexp",
+    "make_rng",
+    "softmax",
+    "to_numpy",
+]

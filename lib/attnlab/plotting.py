@@ -1,0 +1,159 @@
+"""The book's figure style and :func:`savefig` (PDF, PNG, CSV of the data, provenance JSON).
+
+Style: no titles (captions carry them), lowercase axis labels, line width 2,
+the colour-blind-safe Okabe–Ito palette, one-column paper size (3.4 × 2.5 in).
+"""
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import platform
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib as mpl
+
+__all__ = ["OKABE_ITO", "style", "figure", "savefig", "FigureFiles", "provenance"]
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black first.
+OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
+
+RC = {
+    "figure.figsize": (3.4, 2.5),
+    "figure.dpi": 150,
+    "savefig.dpi": 300,
+    "savefig.bbox": "tight",
+    "font.size": 8,
+    "axes.labelsize": 8,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "lines.linewidth": 2,
+    "lines.markersize": 4,
+    "axes.prop_cycle": mpl.cycler(color=OKABE_ITO[1:] + OKABE_ITO[:1]),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "pdf.fonttype": 42,  # embed TrueType, not Type 3
+    "ps.fonttype": 42,
+    "svg.fonttype": "none",
+}
+
+
+def style() -> None:
+    """Apply the book's style to matplotlib's global settings."""
+    mpl.rcParams.update(RC)
+
+
+def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float = 2.5, **kw):
+    """A new figure and axes in the book's style (``plt.subplots`` arguments)."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    style()
+    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), **kw)
+
+
+def _git_commit() -> str | None:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def provenance(params: dict | None = None) -> dict:
+    """Versions, backend and parameters that produced a result."""
+    import matplotlib  # noqa: PLC0415
+    import numpy  # noqa: PLC0415
+    import scipy  # noqa: PLC0415
+
+    from . import __version__  # noqa: PLC0415
+    from .backend import default_backend  # noqa: PLC0415
+
+    return {
+        "attnlab": __version__,
+        "git_commit": _git_commit(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "matplotlib": matplotlib.__version__,
+        "backend": default_backend(),
+        "machine": platform.machine(),
+        "parameters": _jsonable(params or {}),
+    }
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if hasattr(x, "tolist"):  # NumPy/CuPy arrays and scalars
+        return x.tolist() if not hasattr(x, "get") else x.get().tolist()
+    return x
+
+
+@dataclass(frozen=True)
+class FigureFiles:
+    """The files written by :func:`savefig`; shows download links in a notebook or the book."""
+
+    name: str
+    paths: dict
+
+    def _rel(self, kind):
+        return os.path.relpath(self.paths[kind], os.getcwd()).replace(os.sep, "/")
+
+    def _repr_html_(self):  # Jupyter, Colab
+        links = " · ".join(f'<a href="{html.escape(self._rel(k))}" download>{k}</a>' for k in self.paths)
+        return f"<p>Download figure <code>{html.escape(self.name)}</code>: {links}</p>"
+
+    def _repr_markdown_(self):  # the book: MyST, so that Sphinx copies the files
+        links = " · ".join(f"{{download}}`{k} <{self._rel(k)}>`" for k in self.paths)
+        return f"Download figure `{self.name}`: {links}"
+
+
+def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = None, outdir=None) -> FigureFiles:
+    """Write ``fig`` as ``name.pdf`` (fonts embedded), ``name.png``, ``name.csv`` and ``name.json``.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    name : str
+        File stem, letters, digits, ``-`` and ``_`` only.
+    data : dict of equal-length columns, optional
+        The plotted data, written as CSV (columns of unequal length are padded
+        with empty cells).
+    params : dict, optional
+        Parameters (seed, scale, sizes) recorded in the provenance JSON.
+    outdir : path, optional
+        Target folder; default ``$ATTNLAB_FIGURE_DIR`` or ``./figures``.
+
+    Returns
+    -------
+    FigureFiles
+        Displays as download links.
+    """
+    if not name or not all(c.isalnum() or c in "-_" for c in name):
+        raise ValueError(f"name must be letters, digits, '-' and '_', got {name!r}")
+    out = Path(outdir or os.environ.get("ATTNLAB_FIGURE_DIR", "figures"))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {k: out / f"{name}.{k}" for k in ("pdf", "png", "csv", "json")}
+    with mpl.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
+        fig.savefig(paths["pdf"], metadata={"CreationDate": None, "Producer": "attnlab"})
+        fig.savefig(paths["png"])
+    cols = {k: list(_jsonable(v)) for k, v in (data or {}).items()}
+    n = max((len(v) for v in cols.values()), default=0)
+    with open(paths["csv"], "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols.keys())
+        for i in range(n):
+            w.writerow([v[i] if i < len(v) else "" for v in cols.values()])
+    with open(paths["json"], "w") as f:
+        json.dump({"figure": name, **provenance(params)}, f, indent=2)
+    return FigureFiles(name, {k: str(p) for k, p in paths.items()})
