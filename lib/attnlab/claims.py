@@ -164,8 +164,10 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("ATTNLAB_CACHE_DIR", Path.home() / ".cache" / "attnlab")) / "verdicts"
 
 
-def evaluate(claim_id: str, scale: str | None = None, *, cache: bool = True) -> Verdict:
-    """Run the check of ``claim_id`` at ``scale`` and return its :class:`Verdict` (``pending`` if none yet).
+def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: bool = True) -> Verdict:
+    """Run the check of ``claim_id`` at ``scale`` with ``seed`` and return its :class:`Verdict`.
+
+    Claims that no chapter checks yet get the verdict ``pending``.
 
     With ``cache`` the verdict is stored under ``$ATTNLAB_CACHE_DIR`` (default
     ``~/.cache/attnlab``) and reused while the sources and versions are unchanged.
@@ -174,11 +176,11 @@ def evaluate(claim_id: str, scale: str | None = None, *, cache: bool = True) -> 
     scale = get_scale(scale)
     if claim.check is None:
         return Verdict(claim.id, "pending", "No chapter checks this claim yet.", scale=scale)
-    path = _cache_dir() / f"{claim.id}-{scale}-{_source_hash()}.json"
+    path = _cache_dir() / f"{claim.id}-{scale}-{seed}-{_source_hash()}.json"
     if cache and path.exists():
         return Verdict(**json.loads(path.read_text()))
     module, func = claim.check.split(":")
-    verdict = getattr(importlib.import_module(module), func)(scale)
+    verdict = getattr(importlib.import_module(module), func)(scale, seed=seed)
     if verdict.claim != claim.id:
         raise RuntimeError(f"{claim.check} returned a verdict for {verdict.claim}, not {claim.id}")
     if cache:
@@ -189,14 +191,15 @@ def evaluate(claim_id: str, scale: str | None = None, *, cache: bool = True) -> 
     return verdict
 
 
-def evaluate_all(scale: str | None = None, *, cache: bool = True, ids=None, progress: bool = False) -> list[dict]:
+def evaluate_all(scale: str | None = None, *, seed: int = 0, cache: bool = True, ids=None,
+                 progress: bool = False) -> list[dict]:
     """Registry entries with their verdicts, as plain dicts (the ``--json`` output)."""
-    from tqdm.auto import tqdm  # noqa: PLC0415
+    from tqdm import tqdm  # noqa: PLC0415
 
     claims = [get_claim(i) for i in ids] if ids else list(CLAIMS)
     out = []
     for c in tqdm(claims, desc="claims", disable=not progress):
-        out.append({**asdict(c), "verdict": evaluate(c.id, scale, cache=cache).to_dict()})
+        out.append({**asdict(c), "verdict": evaluate(c.id, scale, seed=seed, cache=cache).to_dict()})
     return out
 
 
@@ -204,11 +207,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m attnlab.claims", description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print JSON (default: one line per claim)")
     ap.add_argument("--scale", choices=("smoke", "book", "paper"), default=None)
+    ap.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
     ap.add_argument("--ids", nargs="*", help="only these claim IDs")
     ap.add_argument("--no-cache", action="store_true", help="recompute every verdict")
     args = ap.parse_args(argv)
     try:
-        rows = evaluate_all(args.scale, cache=not args.no_cache, ids=args.ids, progress=not args.json)
+        rows = evaluate_all(args.scale, seed=args.seed, cache=not args.no_cache, ids=args.ids, progress=not args.json)
     except KeyError as exc:
         ap.error(str(exc.args[0]))
     if args.json:

@@ -50,19 +50,23 @@ __all__ = [
     "check_pda_row",
     "check_pda_global",
     "check_pda_alg",
+    "plot_tail_vs_c",
+    "plot_tail_vs_m",
+    "plot_dimension_table",
+    "plot_scaling",
 ]
 
 #: Sizes per scale. ``eps`` are JL tolerances (must lie in (0, 1/2)); ``L`` sequence lengths.
 PRESETS = {
-    "smoke": dict(seed=0, m=[16, 64, 256], eps=[0.1, 0.3, 0.49], mc_trials=20_000,
+    "smoke": dict(m=[16, 64, 256], eps=[0.1, 0.3, 0.49], mc_trials=20_000,
                   d=64, logit_eps=0.5, delta=0.1, L=[1_000, 10_000], L_sim=[1_000], sim_trials=100,
                   scaling_m=[64, 256], scaling_trials=4, scaling_L=64, c_grid=5),
-    "book": dict(seed=0, m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048], eps=[0.05, 0.1, 0.2, 0.3, 0.4, 0.49],
+    "book": dict(m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048], eps=[0.05, 0.1, 0.2, 0.3, 0.4, 0.49],
                  mc_trials=200_000, d=64, logit_eps=0.5, delta=0.1,
                  L=[1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000], L_sim=[1_000, 10_000, 100_000],
                  sim_trials=400, scaling_m=[16, 32, 64, 128, 256, 512, 1024, 4096], scaling_trials=16,
                  scaling_L=256, c_grid=11),
-    "paper": dict(seed=0, m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
+    "paper": dict(m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
                   eps=[0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.49], mc_trials=2_000_000, d=64, logit_eps=0.5,
                   delta=0.1, L=[1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000],
                   L_sim=[1_000, 10_000, 100_000, 1_000_000], sim_trials=2_000,
@@ -361,14 +365,14 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
 
 
 def tail_slopes(rows, *, min_tail: float = 1e-300):
-    r"""Per ε, the fitted slope of log(exact tail) against m over the larger half of the m grid.
+    r"""Per ε, the fitted slope of log(exact tail) against m over the larger half of the m grid (≥ 3 points).
 
     Returned next to the exact large-deviation rate :math:`-I` and the printed :math:`-\epsilon^2/8`.
     """
     out = []
     for eps in sorted({r["eps"] for r in rows}):
         pts = sorted((r["m"], r["tail"]) for r in rows if r["eps"] == eps and r["tail"] > min_tail)
-        pts = pts[len(pts) // 2:]
+        pts = pts[-max(3, len(pts) // 2):]  # the larger half of the grid, at least three points
         if len(pts) < 3:
             continue
         f = fit_slope([m for m, _ in pts], [math.log(t) for _, t in pts])
@@ -428,7 +432,7 @@ def logit_scaling(Q, K, m, rng, *, scaling):
 
 
 def scaling_sweep(Q, K, m_list, trials, rng):
-    """Mean slope and mean row-ℓ1 error of both scalings over ``trials`` draws per m, and the printed limit.
+    r"""Mean slope and mean row-ℓ1 error of both scalings over ``trials`` draws per m, and the printed limit.
 
     ``limit`` is the row-ℓ1 error of :math:`\mathrm{softmax}(\sqrt{d/m}\,S)`, the attention the
     printed scaling converges to as the projection noise vanishes.
@@ -450,10 +454,10 @@ def scaling_sweep(Q, K, m_list, trials, rng):
 
 
 # --------------------------------------------------------------------------- verdicts
-def check_pda_jl(scale=None) -> Verdict:
+def check_pda_jl(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-jl (Thm 3.1): exact worst-pair tails and Monte-Carlo (Clopper–Pearson) against 4e^{-mε²/8}."""
     p = preset(PRESETS, scale)
-    rows = tail_grid(p["m"], p["eps"], p["mc_trials"], np.random.default_rng(p["seed"]), grid=p["c_grid"])
+    rows = tail_grid(p["m"], p["eps"], p["mc_trials"], np.random.default_rng(seed), grid=p["c_grid"])
     worst = max(r["tail"] / r["bound"] for r in rows)
     worst_chernoff = max(r["tail"] / r["chernoff"] for r in rows)
     mc_above = sum(r["mc_lo999"] > r["bound"] for r in rows)
@@ -480,13 +484,13 @@ def _dimension_verdict(rows, ratio):
     return "corrected" if all(r["proof"] >= r["union_exact"] for r in rows) else "refuted"
 
 
-def check_pda_row(scale=None) -> Verdict:
+def check_pda_row(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-row (Thm 3.2): is m ≥ (8d/ε²)log(2L/δ) enough, what the proof gives, how much is needed."""
     p = preset(PRESETS, scale)
     d, delta = p["d"], p["delta"]
     eps0 = p["logit_eps"] / math.sqrt(d)
     rows = dimension_table(d, p["logit_eps"], delta, p["L"])
-    rng = np.random.default_rng(p["seed"])
+    rng = np.random.default_rng(seed)
     sims = {L: m_simulated_row(random_unit_rows(L, d, rng), random_unit_rows(1, d, rng)[0], eps0, delta,
                                p["sim_trials"], rng) for L in p["L_sim"]}
     stated = {r["L"]: r["stated"] for r in rows}
@@ -506,7 +510,7 @@ def check_pda_row(scale=None) -> Verdict:
         scale=p["scale"])
 
 
-def check_pda_global(scale=None) -> Verdict:
+def check_pda_global(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-global (Thm 3.3): the union over L² pairs, stated log(2L²/δ) against the proof's log(4L²/δ)."""
     p = preset(PRESETS, scale)
     rows = dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True)
@@ -525,10 +529,10 @@ def check_pda_global(scale=None) -> Verdict:
         scale=p["scale"])
 
 
-def check_pda_alg(scale=None) -> Verdict:
+def check_pda_alg(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-alg: the printed /√m scaling is biased by √(d/m); the √d·⟨Pq,Pk⟩ form is unbiased."""
     p = preset(PRESETS, scale)
-    rng = np.random.default_rng(p["seed"])
+    rng = np.random.default_rng(seed)
     d, L = p["d"], p["scaling_L"]
     Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
     rows = scaling_sweep(Q, K, p["scaling_m"], p["scaling_trials"], rng)
@@ -550,3 +554,94 @@ def check_pda_alg(scale=None) -> Verdict:
         thresholds=dict(bias="relative deviation of the mean slope < 10%",
                         corrected="unbiased error falls with m and ends below the printed one"),
         scale=p["scale"])
+
+
+# --------------------------------------------------------------------------- figures
+def plot_tail_vs_c(m_eps_pairs, n_c: int = 41):
+    """Exact tail against ⟨u,v⟩ = c for a few (m, ε): the worst pair sits at |c| = 1. Returns (fig, data)."""
+    from .plotting import figure  # noqa: PLC0415
+
+    cs = np.linspace(-1, 1, n_c)
+    fig, ax = figure()
+    data = {"c": cs}
+    for m, eps in m_eps_pairs:
+        t = np.array([inner_product_tail(m, eps, c) for c in cs])
+        data[f"tail_m{m}_eps{eps}"] = t
+        ax.semilogy(cs, t, label=f"m = {m}, ε = {eps}")
+    ax.set_xlabel("inner product c = ⟨u, v⟩")
+    ax.set_ylabel("Pr(|⟨Pu,Pv⟩ − c| ≥ ε)")
+    ax.legend()
+    return fig, data
+
+
+def plot_tail_vs_m(rows):
+    """Exact worst-pair tail (lines), Monte Carlo with 95% Clopper–Pearson bars (points), and both bounds, per ε."""
+    from .plotting import OKABE_ITO, figure  # noqa: PLC0415
+
+    fig, ax = figure(width=4.8, height=3.2)
+    eps_list = sorted({r["eps"] for r in rows})
+    for i, eps in enumerate(eps_list):
+        rs = [r for r in rows if r["eps"] == eps]
+        col = OKABE_ITO[1 + i % 7]
+        m = np.array([r["m"] for r in rs])
+        ax.plot(m, [r["tail"] for r in rs], color=col, label=f"ε = {eps}")
+        ax.plot(m, [min(r["bound"], 4) for r in rs], color=col, ls="--", lw=1)
+        ax.plot(m, [min(r["chernoff"], 4) for r in rs], color=col, ls=":", lw=1)
+        ok = np.array([r["mc_k"] > 0 for r in rs])
+        p = np.array([r["mc_k"] / r["mc_n"] for r in rs])
+        lo = np.array([r["mc_lo"] for r in rs])
+        hi = np.array([r["mc_hi"] for r in rs])
+        ax.errorbar(m[ok], p[ok], yerr=[p[ok] - lo[ok], hi[ok] - p[ok]], fmt="o", color=col, ms=3, lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-12, 5)
+    ax.set_xlabel("projected dimension m")
+    ax.set_ylabel("tail probability")
+    ax.plot([], [], "k--", lw=1, label="4e^(−mε²/8) (printed)")
+    ax.plot([], [], "k:", lw=1, label="Chernoff form")
+    ax.legend(ncol=2, fontsize=6)
+    data = {k: [r[k] for r in rows] for k in rows[0]}
+    return fig, data
+
+
+def plot_dimension_table(rows, d, simulated=None):
+    """The projected dimension each route demands, against L, with the original width d for reference."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, ax = figure(width=4.2, height=3.0)
+    L = [r["L"] for r in rows]
+    for key, label, ls in (("stated", "Thm 3.2 as stated", "-"), ("proof", "what its proof gives", "--"),
+                           ("sklearn", "sklearn JL min dim", "-."), ("union_exact", "union bound, exact tails", ":")):
+        ax.loglog(L, [r[key] for r in rows], ls=ls, label=label)
+    if simulated:
+        ax.loglog(list(simulated), list(simulated.values()), "o", label="smallest m, simulation")
+    ax.axhline(d, color="k", lw=1)
+    ax.annotate(f"d = {d}", (L[0], d), textcoords="offset points", xytext=(2, 3), fontsize=7)
+    ax.set_xlabel("sequence length L")
+    ax.set_ylabel("projected dimension m")
+    ax.legend(fontsize=6)
+    data = {k: [r[k] for r in rows] for k in rows[0]}
+    return fig, data
+
+
+def plot_scaling(rows, d):
+    """Mean regression slope of S̃ on S (left) and row-ℓ1 attention error (right) for both scalings, against m."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, (a1, a2) = figure(ncols=2, width=3.0, height=2.5)
+    m = np.array([r["m"] for r in rows])
+    a1.loglog(m, [r["slope_unbiased"] for r in rows], "o-", label="√d·⟨Pq,Pk⟩")
+    a1.loglog(m, [r["slope_printed"] for r in rows], "s-", label="(QP)(KP)ᵀ/√m")
+    a1.loglog(m, np.sqrt(d / m), "k:", lw=1, label="√(d/m)")
+    a1.set_xlabel("m")
+    a1.set_ylabel("slope of S̃ on S")
+    a1.legend(fontsize=6)
+    a2.loglog(m, [r["err_unbiased"] for r in rows], "o-", label="unbiased")
+    a2.loglog(m, [r["err_printed"] for r in rows], "s-", label="printed")
+    a2.loglog(m, [r["limit"] for r in rows], "k:", lw=1, label="softmax(√(d/m)S)")
+    a2.set_xlabel("m")
+    a2.set_ylabel("max row ℓ1 error of attention")
+    a2.legend(fontsize=6)
+    fig.tight_layout()
+    data = {k: [r[k] for r in rows] for k in rows[0]}
+    return fig, data

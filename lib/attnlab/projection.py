@@ -56,7 +56,7 @@ def projected_logits(Q, K, P, *, scaling="unbiased"):
     --------
     >>> import numpy as np
     >>> Q = np.ones((1, 4)); P = np.eye(4)      # a "projection" with m = d
-    >>> float(projected_logits(Q, Q, P)[0, 0]), float(Q @ Q.T / 2)
+    >>> float(projected_logits(Q, Q, P)[0, 0]), float((Q @ Q.T)[0, 0] / 2)
     (2.0, 2.0)
     """
     Q = as_float_array(Q, "Q", ndim=2)

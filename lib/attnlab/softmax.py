@@ -68,8 +68,8 @@ def logsumexp(x, axis: int = -1):
     Examples
     --------
     >>> import numpy as np
-    >>> float(logsumexp(np.array([1e4, 1e4])) - 1e4) == float(np.log(2.0))
-    True
+    >>> float(logsumexp(np.array([1e4, 1e4])))   # 1e4 + log 2, no overflow
+    10000.69314718056
     """
     xp, x, m = _checked(x, axis)
     s = xp.exp(x - m).sum(axis=axis, keepdims=True)

@@ -52,7 +52,7 @@ def fit_slope(x, y, confidence: float = 0.95) -> SlopeFit:
     Examples
     --------
     >>> f = fit_slope([0, 1, 2, 3], [1, 3, 5, 7.01])
-    >>> round(f.slope, 2)
+    >>> round(float(f.slope), 2)
     2.0
     """
     x = np.asarray(x, dtype=float)
@@ -61,4 +61,5 @@ def fit_slope(x, y, confidence: float = 0.95) -> SlopeFit:
         raise ValueError("x and y must be 1-D of equal length >= 3")
     r = stats.linregress(x, y)
     t = stats.t.ppf(0.5 + confidence / 2, x.size - 2)
-    return SlopeFit(r.slope, r.intercept, r.slope - t * r.stderr, r.slope + t * r.stderr, r.rvalue**2, x.size)
+    return SlopeFit(float(r.slope), float(r.intercept), float(r.slope - t * r.stderr), float(r.slope + t * r.stderr),
+                    float(r.rvalue**2), int(x.size))

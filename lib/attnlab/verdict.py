@@ -42,12 +42,15 @@ class Verdict:
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {sorted(VERDICTS)}, got {self.verdict!r}")
+        # plain JSON values (str keys, Python numbers), so a verdict read back from JSON compares equal
+        self.numbers = json.loads(json.dumps(self.numbers, default=_plain))
+        self.thresholds = json.loads(json.dumps(self.thresholds, default=_plain))
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=float)
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def _repr_html_(self) -> str:
         kind = _ADMONITION[self.verdict]
@@ -61,6 +64,12 @@ class Verdict:
             f'<details><summary>measured numbers ({html.escape(str(self.scale))} scale)</summary>'
             f"<table>{rows}</table></details></div>"
         )
+
+
+def _plain(v):
+    if hasattr(v, "tolist"):  # NumPy scalars and arrays
+        return v.tolist()
+    raise TypeError(f"not JSON-serialisable: {type(v).__name__}")
 
 
 def _fmt(v) -> str:

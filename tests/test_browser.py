@@ -1,0 +1,119 @@
+"""Drive headless Chromium over the built book: typeset math, loaded images, working internal links.
+
+Needs the built HTML (`bash scripts/build-book.sh`) and Debian's `chromium` and `chromium-driver`.
+Skipped, visibly, without them; `ATTNLAB_REQUIRE_BROWSER=1` (set by the build script in CI) turns the skip
+into a failure.
+"""
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+REQUIRE = os.environ.get("ATTNLAB_REQUIRE_BROWSER") == "1"
+
+
+def _missing():
+    if not (HTML / "index.html").exists():
+        return "the book is not built (_build/html)"
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        return "chromium and chromedriver are not installed"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed"
+    return None
+
+
+reason = _missing()
+if reason and REQUIRE:
+    raise RuntimeError(f"browser test required but {reason}")
+pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+
+PAGES = sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
+               and p.name not in ("genindex.html", "search.html")) if HTML.exists() else []
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--allow-file-access-from-files", "--disable-dev-shm-usage"):
+        opts.add_argument(flag)
+    opts.binary_location = shutil.which("chromium")
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+MATHJAX_DONE = """
+const done = arguments[arguments.length - 1];
+const ready = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
+let tries = 0;
+(function wait() {
+  if (ready()) { MathJax.startup.promise.then(() => done(true)).catch(e => done(String(e))); }
+  else if (tries++ > 200) { done(false); } else { setTimeout(wait, 50); }
+})();
+"""
+
+PAGE_REPORT = """
+const math = [...document.querySelectorAll('span.math, div.math')];
+const raw = math.filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80));
+const errors = [...document.querySelectorAll('mjx-merror, [data-mjx-error]')].map(e => e.textContent.slice(0, 80));
+const body = document.querySelector('main') || document.body;
+const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+const dollars = [];
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const p = n.parentElement;
+  if (p.closest('pre, code, script, style, mjx-container, .highlight')) continue;
+  if (/\\$\\$|\\\\\\(|\\\\\\[|\\\\(frac|mathbb|left|langle)\\b/.test(n.textContent)) dollars.push(n.textContent.trim().slice(0, 80));
+}
+const imgs = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'));
+const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+return {math: math.length, raw, errors, dollars, imgs, links};
+"""
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_page_renders(browser, page):
+    browser.get(page.as_uri())
+    browser.set_script_timeout(30)
+    ok = browser.execute_async_script(MATHJAX_DONE)
+    report = browser.execute_script(PAGE_REPORT)
+    if report["math"]:
+        assert ok is True, f"MathJax did not finish: {ok}"
+    assert not report["raw"], f"untypeset math: {report['raw'][:3]}"
+    assert not report["errors"], f"TeX errors: {report['errors'][:3]}"
+    assert not report["dollars"], f"raw TeX in text: {report['dollars'][:3]}"
+    assert not report["imgs"], f"broken images: {report['imgs']}"
+    broken = []
+    for href in report["links"]:
+        parsed = urlparse(href)
+        if parsed.scheme or href.startswith("//") or href.startswith("mailto:"):
+            continue  # external: not followed (no network here)
+        target = urldefrag(unquote(parsed.path))[0]
+        if not target:
+            continue
+        if not (page.parent / target).resolve().exists():
+            broken.append(href)
+    assert not broken, f"broken internal links: {broken[:5]}"
+
+
+def test_mathjax_is_served_locally():
+    index = (HTML / "index.html").read_text()
+    assert "tex-svg-full.js" in index and "cdn" not in index.split("tex-svg-full.js")[0].rsplit("<script", 1)[-1]
+    assert (HTML / "_static" / "mathjax" / "tex-svg-full.js").exists()
+
+
+def test_figure_downloads_present():
+    chapter = (HTML / "notebooks" / "01-jl.html").read_text()
+    for ext in ("pdf", "png", "csv", "json"):
+        assert f"jl-tail-vs-m.{ext}" in chapter, ext

@@ -1,0 +1,76 @@
+"""The registry covers claims.md, and each claim's check returns the verdict the book reports."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attnlab.claims import CLAIMS, evaluate, get_claim
+from attnlab.verdict import VERDICTS, Verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAIMS_MD = ROOT.parent / "shared" / "claims.md"
+
+#: The verdicts the chapters report (at every scale): a change here is a change of the book's findings.
+EXPECTED = {
+    "PDA-jl": "loose",
+    "PDA-row": "loose",
+    "PDA-global": "loose",
+    "PDA-alg": "corrected",
+}
+
+
+@pytest.mark.skipif(not CLAIMS_MD.exists(), reason="../shared/claims.md is not beside this checkout")
+def test_registry_matches_claims_md():
+    ids = set(re.findall(r"\*\*([A-Z]+-[A-Za-z0-9-]+)\*\*", CLAIMS_MD.read_text()))
+    assert len(ids) >= 40
+    registered = {c.id for c in CLAIMS}
+    assert ids - registered == set(), f"missing from the registry: {sorted(ids - registered)}"
+    assert registered - ids == set(), f"not in claims.md: {sorted(registered - ids)}"
+
+
+def test_registry_entries_are_complete():
+    assert len({c.id for c in CLAIMS}) == len(CLAIMS)
+    for c in CLAIMS:
+        assert c.seed.endswith(".txt") and c.section and c.statement
+        assert (c.chapter is None) == (c.check is None), c.id
+        if c.chapter:
+            assert (ROOT / f"{c.chapter}.ipynb").exists(), c.chapter
+    assert set(EXPECTED) == {c.id for c in CLAIMS if c.check}
+    with pytest.raises(KeyError, match="NOPE"):
+        get_claim("NOPE")
+
+
+@pytest.mark.parametrize("claim_id", sorted(EXPECTED))
+def test_verdict_at_smoke_scale(claim_id):
+    v = evaluate(claim_id, "smoke", cache=False)
+    assert v.claim == claim_id and v.scale == "smoke"
+    assert v.verdict == EXPECTED[claim_id], v.summary
+    assert v.numbers and v.thresholds and json.loads(v.to_json())
+
+
+def test_pending_claims_and_cache(tmp_path, monkeypatch):
+    assert evaluate("AR-bert", "smoke").verdict == "pending"
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    first = evaluate("PDA-global", "smoke")
+    cached = list(tmp_path.rglob("PDA-global-smoke-0-*.json"))
+    assert len(cached) == 1
+    assert evaluate("PDA-global", "smoke") == first
+
+
+def test_verdict_validation():
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        Verdict("X", "probably", "")
+    assert set(VERDICTS) >= {"verified", "loose", "corrected", "refuted", "unverifiable-here", "pending"}
+
+
+def test_cli_json():
+    out = subprocess.run([sys.executable, "-m", "attnlab.claims", "--json", "--scale", "smoke", "--ids",
+                          "PDA-alg", "LR-rank"], capture_output=True, text=True, check=True, timeout=300)
+    rows = json.loads(out.stdout)
+    assert [r["id"] for r in rows] == ["PDA-alg", "LR-rank"]
+    assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == "pending"
+    bad = subprocess.run([sys.executable, "-m", "attnlab.claims", "--ids", "NOPE"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "NOPE" in bad.stderr

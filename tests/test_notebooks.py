@@ -1,0 +1,56 @@
+"""Committed chapters carry no outputs, have an up-to-date bootstrap cell, and execute at smoke scale."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_without_outputs(path):
+    nb = json.loads(path.read_text())
+    dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])]
+    assert not dirty, f"{path.name}: cells {dirty} carry outputs; strip them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_shape(path):
+    nb = nbformat.read(path, as_version=4)
+    first, second = nb.cells[0], nb.cells[1]
+    assert "remove-input" in first.metadata.get("tags", []) and "Colab bootstrap" in first.source
+    assert "parameters" in second.metadata.get("tags", []) and "SEED" in second.source and "SCALE" in second.source
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "## Verdicts" in text and "## What this means" in text and "## References" in text
+    assert "{prf:" in text and "{glue:" in text
+
+
+def test_bootstrap_cells_match_config():
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "sync_bootstrap.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executes_at_smoke_scale(path, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_SCALE", "smoke")
+    monkeypatch.setenv("ATTNLAB_FIGURE_DIR", str(tmp_path / "figures"))
+    work = tmp_path / path.name
+    shutil.copy(path, work)
+    nb = nbformat.read(work, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert list((tmp_path / "figures").glob("*.pdf")), "the chapter saved no figure"
