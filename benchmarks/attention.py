@@ -100,10 +100,11 @@ def main(argv=None):
         L *= 2
 
     # resident memory of a fresh process that makes one blocked call at the largest L (inputs included)
-    probe = ("import resource, numpy as np, attnlab; L = %d; rng = np.random.default_rng(0); "
+    # (VmHWM of /proc/self/status: unlike ru_maxrss it is not inherited from the forking parent)
+    probe = ("import re, numpy as np, attnlab; L = %d; rng = np.random.default_rng(0); "
              "Q, K, V = (rng.standard_normal((L, %d), dtype=np.float32) for _ in range(3)); "
              "attnlab.attention_blocked(Q, K, V); "
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)") % (args.max_L, d)
+             "print(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1))") % (args.max_L, d)
     rss_kib = int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
     print(f"max resident memory of a process making one blocked call at L={args.max_L}: {rss_kib / 2**10:.0f} MiB")
     blas = [{k: v for k, v in i.items() if k in ("internal_api", "version", "num_threads", "architecture")}

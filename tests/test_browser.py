@@ -94,6 +94,7 @@ def test_page_renders(browser, page):
     assert not report["errors"], f"TeX errors: {report['errors'][:3]}"
     assert not report["dollars"], f"raw TeX in text: {report['dollars'][:3]}"
     assert not report["imgs"], f"broken images: {report['imgs']}"
+    here = Path(unquote(urlparse(browser.current_url).path)).parent  # after any redirect
     broken = []
     for href in report["links"]:
         parsed = urlparse(href)
@@ -102,15 +103,24 @@ def test_page_renders(browser, page):
         target = urldefrag(unquote(parsed.path))[0]
         if not target:
             continue
-        if not (page.parent / target).resolve().exists():
+        if not (here / target).resolve().exists():
             broken.append(href)
     assert not broken, f"broken internal links: {broken[:5]}"
 
 
 def test_mathjax_is_served_locally():
-    index = (HTML / "index.html").read_text()
+    index = (HTML / "book" / "intro.html").read_text()
     assert "tex-svg-full.js" in index and "cdn" not in index.split("tex-svg-full.js")[0].rsplit("<script", 1)[-1]
     assert (HTML / "_static" / "mathjax" / "tex-svg-full.js").exists()
+
+
+def test_colab_launch_button():
+    import yaml
+
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    path = repo["url"].split("github.com/", 1)[1].rstrip("/")
+    chapter = (HTML / "notebooks" / "01-jl.html").read_text()
+    assert f"colab.research.google.com/github/{path}/blob/{repo['branch']}/notebooks/01-jl.ipynb" in chapter
 
 
 def test_figure_downloads_present():

@@ -101,3 +101,15 @@ def test_scaling_bias():
     assert rows[1]["slope_printed"] == pytest.approx(math.sqrt(16 / 256), rel=0.1)
     assert rows[1]["slope_unbiased"] == pytest.approx(1.0, rel=0.1)
     assert rows[1]["err_unbiased"] < rows[0]["err_unbiased"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(L=st.integers(1, 10**7), delta=st.floats(1e-6, 0.99), eps0=st.floats(1e-3, 0.499))
+def test_property_stated_row_requirement_suffices(L, delta, eps0):
+    """PDA-row/PDA-global as stated: with m = ceil(8/eps0^2 log(2n/delta)) the sharper Chernoff union bound is <= delta
+    whenever n/delta >= 4 (n = L keys, or L^2 pairs)."""
+    for n in (L, L * L):
+        if n / delta < 4:
+            continue
+        m = math.ceil(8 / eps0**2 * math.log(2 * n / delta))
+        assert n * float(jl.jl_bound_chernoff(m, eps0)) <= delta * (1 + 1e-9)

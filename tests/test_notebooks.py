@@ -28,9 +28,12 @@ def test_committed_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_shape(path):
     nb = nbformat.read(path, as_version=4)
-    first, second = nb.cells[0], nb.cells[1]
+    first = nb.cells[0]
     assert "remove-input" in first.metadata.get("tags", []) and "Colab bootstrap" in first.source
-    assert "parameters" in second.metadata.get("tags", []) and "SEED" in second.source and "SCALE" in second.source
+    params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1 and "SEED" in params[0].source and "SCALE" in params[0].source
+    assert params[0] is next(c for c in nb.cells[1:] if c.cell_type == "code"), "parameters come before other code"
+    assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# "), "the title comes first"
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "## Verdicts" in text and "## What this means" in text and "## References" in text
     assert "{prf:" in text and "{glue:" in text

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
+from tqdm import tqdm
 
 from ._validate import in_open_interval, positive_int, positive_real
 from .backend import rng_module
@@ -46,6 +47,9 @@ __all__ = [
     "random_unit_rows",
     "logit_scaling",
     "scaling_sweep",
+    "tail_experiment",
+    "row_experiment",
+    "scaling_experiment",
     "check_pda_jl",
     "check_pda_row",
     "check_pda_global",
@@ -342,7 +346,7 @@ def m_simulated_row(K, q, eps0, delta, trials, rng, *, confidence=0.95):
 
 
 # --------------------------------------------------------------------------- sweeps
-def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: float = 0.95):
+def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: float = 0.95, progress=False):
     r"""Exact worst-pair tails, both bounds, and Monte-Carlo counts with Clopper–Pearson intervals on an (ε, m) grid.
 
     Monte-Carlo draws at the worst pair use genuine Gaussian matrices
@@ -350,8 +354,10 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
     pair's exact two-chi-square law beyond that. Returns a list of dicts, one per point.
     """
     rows = []
+    bar = tqdm(total=len(eps_list) * len(m_list), desc="tail grid", disable=not progress, leave=False)
     for eps in eps_list:
         for m in m_list:
+            bar.update()
             c, tail = worst_pair_tail(m, eps, grid=grid)
             method = "matrix" if m * mc_trials <= 2e7 else "chi2"
             err = sample_inner_product_error(c, m, mc_trials, rng, method=method)
@@ -361,6 +367,7 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
             rows.append(dict(eps=eps, m=m, c_star=c, tail=tail, bound=float(jl_bound_printed(m, eps)),
                              chernoff=float(jl_bound_chernoff(m, eps)), mc_k=k, mc_n=mc_trials,
                              mc_lo=float(lo), mc_hi=float(hi), mc_lo999=float(lo999)))
+    bar.close()
     return rows
 
 
@@ -453,11 +460,40 @@ def scaling_sweep(Q, K, m_list, trials, rng):
     return rows
 
 
+# --------------------------------------------------------------------------- experiments (chapter and checks)
+def tail_experiment(p: dict, seed: int, *, progress=False):
+    """:func:`tail_grid` on the (ε, m) grid of preset ``p``, Monte Carlo drawn from ``seed``."""
+    return tail_grid(p["m"], p["eps"], p["mc_trials"], np.random.default_rng(seed), grid=p["c_grid"],
+                     progress=progress)
+
+
+def row_experiment(p: dict, seed: int, *, progress=False):
+    """The dimension table of Thm 3.2 for preset ``p``, the simulated smallest m per L, and the any-keys m.
+
+    Returns ``(rows, simulated, m_any_keys)``; keys and query are uniform on the sphere, drawn from ``seed``.
+    """
+    d, delta = p["d"], p["delta"]
+    eps0 = p["logit_eps"] / math.sqrt(d)
+    rows = dimension_table(d, p["logit_eps"], delta, p["L"])
+    rng = np.random.default_rng(seed)
+    sims = {L: m_simulated_row(random_unit_rows(L, d, rng), random_unit_rows(1, d, rng)[0], eps0, delta,
+                               p["sim_trials"], rng)
+            for L in tqdm(p["L_sim"], desc="simulated m", disable=not progress, leave=False)}
+    return rows, sims, m_sup_row(d, eps0, delta)
+
+
+def scaling_experiment(p: dict, seed: int):
+    """:func:`scaling_sweep` on Gaussian Q, K of preset ``p`` (``scaling_L`` × ``d``), drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    Q, K = rng.standard_normal((p["scaling_L"], p["d"])), rng.standard_normal((p["scaling_L"], p["d"]))
+    return scaling_sweep(Q, K, p["scaling_m"], p["scaling_trials"], rng)
+
+
 # --------------------------------------------------------------------------- verdicts
 def check_pda_jl(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-jl (Thm 3.1): exact worst-pair tails and Monte-Carlo (Clopper–Pearson) against 4e^{-mε²/8}."""
     p = preset(PRESETS, scale)
-    rows = tail_grid(p["m"], p["eps"], p["mc_trials"], np.random.default_rng(seed), grid=p["c_grid"])
+    rows = tail_experiment(p, seed)
     worst = max(r["tail"] / r["bound"] for r in rows)
     worst_chernoff = max(r["tail"] / r["chernoff"] for r in rows)
     mc_above = sum(r["mc_lo999"] > r["bound"] for r in rows)
@@ -489,10 +525,7 @@ def check_pda_row(scale=None, seed: int = 0) -> Verdict:
     p = preset(PRESETS, scale)
     d, delta = p["d"], p["delta"]
     eps0 = p["logit_eps"] / math.sqrt(d)
-    rows = dimension_table(d, p["logit_eps"], delta, p["L"])
-    rng = np.random.default_rng(seed)
-    sims = {L: m_simulated_row(random_unit_rows(L, d, rng), random_unit_rows(1, d, rng)[0], eps0, delta,
-                               p["sim_trials"], rng) for L in p["L_sim"]}
+    rows, sims, m_any = row_experiment(p, seed)
     stated = {r["L"]: r["stated"] for r in rows}
     ratio = max(sims[L] / stated[L] for L in sims)
     return Verdict(
@@ -503,7 +536,7 @@ def check_pda_row(scale=None, seed: int = 0) -> Verdict:
         f"keys need at most {ratio:.2f}× of it in simulation.",
         numbers=dict(d=d, logit_eps=p["logit_eps"], delta=delta, eps0=eps0, m_stated=stated,
                      m_proof={r["L"]: r["proof"] for r in rows}, m_union_exact={r["L"]: r["union_exact"] for r in rows},
-                     m_any_keys=m_sup_row(d, eps0, delta), m_simulated=sims, max_simulated_over_stated=ratio,
+                     m_any_keys=m_any, m_simulated=sims, max_simulated_over_stated=ratio,
                      stated_certified_everywhere=all(r["certified"] for r in rows)),
         thresholds=dict(certified="L·(Chernoff tail at the stated m) <= δ at every L",
                         loose="simulated m / stated m < 0.5"),
@@ -532,10 +565,8 @@ def check_pda_global(scale=None, seed: int = 0) -> Verdict:
 def check_pda_alg(scale=None, seed: int = 0) -> Verdict:
     """Verdict for PDA-alg: the printed /√m scaling is biased by √(d/m); the √d·⟨Pq,Pk⟩ form is unbiased."""
     p = preset(PRESETS, scale)
-    rng = np.random.default_rng(seed)
     d, L = p["d"], p["scaling_L"]
-    Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
-    rows = scaling_sweep(Q, K, p["scaling_m"], p["scaling_trials"], rng)
+    rows = scaling_experiment(p, seed)
     dev_printed = max(abs(r["slope_printed"] / math.sqrt(d / r["m"]) - 1) for r in rows)
     dev_unbiased = max(abs(r["slope_unbiased"] - 1) for r in rows)
     first, last = rows[0], rows[-1]

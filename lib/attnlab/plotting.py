@@ -5,6 +5,7 @@ the colour-blind-safe Okabe–Ito palette, one-column paper size (3.4 × 2.5 in)
 """
 from __future__ import annotations
 
+import base64
 import csv
 import html
 import json
@@ -51,11 +52,17 @@ def style() -> None:
 
 
 def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float = 2.5, **kw):
-    """A new figure and axes in the book's style (``plt.subplots`` arguments)."""
+    """A new figure and axes in the book's style (``plt.subplots`` arguments).
+
+    The figure is detached from pyplot's registry, so a notebook does not show it by itself at the end of
+    the cell: the chapter decides where it appears (``glue``, :func:`savefig`'s links, or ``display``).
+    """
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     style()
-    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), **kw)
+    fig, ax = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), **kw)
+    plt.close(fig)
+    return fig, ax
 
 
 def _git_commit() -> str | None:
@@ -101,7 +108,11 @@ def _jsonable(x):
 
 @dataclass(frozen=True)
 class FigureFiles:
-    """The files written by :func:`savefig`; shows download links in a notebook or the book."""
+    """The files written by :func:`savefig`.
+
+    In the book (which renders ``text/markdown`` first) it shows download links, the figure itself being
+    placed by ``{glue:figure}`` with its caption; in Jupyter or Colab (HTML) it shows the figure and the links.
+    """
 
     name: str
     paths: dict
@@ -109,9 +120,11 @@ class FigureFiles:
     def _rel(self, kind):
         return os.path.relpath(self.paths[kind], os.getcwd()).replace(os.sep, "/")
 
-    def _repr_html_(self):  # Jupyter, Colab
+    def _repr_html_(self):  # Jupyter, Colab: the figure itself (glue:figure shows nothing there) and links
         links = " · ".join(f'<a href="{html.escape(self._rel(k))}" download>{k}</a>' for k in self.paths)
-        return f"<p>Download figure <code>{html.escape(self.name)}</code>: {links}</p>"
+        png = base64.b64encode(Path(self.paths["png"]).read_bytes()).decode()
+        return (f'<img src="data:image/png;base64,{png}" style="max-width:100%" alt="{html.escape(self.name)}">'
+                f"<p>Download figure <code>{html.escape(self.name)}</code>: {links}</p>")
 
     def _repr_markdown_(self):  # the book: MyST, so that Sphinx copies the files
         links = " · ".join(f"{{download}}`{k} <{self._rel(k)}>`" for k in self.paths)
