@@ -74,3 +74,13 @@ def test_cli_json():
     assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == "pending"
     bad = subprocess.run([sys.executable, "-m", "attnlab.claims", "--ids", "NOPE"], capture_output=True, text=True)
     assert bad.returncode == 2 and "NOPE" in bad.stderr
+
+
+def test_chapter_data_gives_the_same_verdict():
+    """A chapter hands its experiment to the check (evaluate(..., data=...)); the verdict must not change."""
+    from attnlab import jl
+    from attnlab.scale import preset
+
+    p = preset(jl.PRESETS, "smoke")
+    assert evaluate("PDA-alg", "smoke", cache=False, data=jl.scaling_experiment(p, 0)) == evaluate(
+        "PDA-alg", "smoke", cache=False)

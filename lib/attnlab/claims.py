@@ -164,10 +164,12 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("ATTNLAB_CACHE_DIR", Path.home() / ".cache" / "attnlab")) / "verdicts"
 
 
-def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: bool = True) -> Verdict:
+def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: bool = True, data=None) -> Verdict:
     """Run the check of ``claim_id`` at ``scale`` with ``seed`` and return its :class:`Verdict`.
 
-    Claims that no chapter checks yet get the verdict ``pending``.
+    Claims that no chapter checks yet get the verdict ``pending``. ``data``, if given, is handed to the
+    check as the result of the experiment it would otherwise run itself; a chapter passes what it computed
+    for the same scale and seed, so the work is not done twice (a cached verdict is returned as is).
 
     With ``cache`` the verdict is stored under ``$ATTNLAB_CACHE_DIR`` (default
     ``~/.cache/attnlab``) and reused while the sources and versions are unchanged.
@@ -180,7 +182,8 @@ def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: b
     if cache and path.exists():
         return Verdict(**json.loads(path.read_text()))
     module, func = claim.check.split(":")
-    verdict = getattr(importlib.import_module(module), func)(scale, seed=seed)
+    check = getattr(importlib.import_module(module), func)
+    verdict = check(scale, seed=seed) if data is None else check(scale, seed=seed, data=data)
     if verdict.claim != claim.id:
         raise RuntimeError(f"{claim.check} returned a verdict for {verdict.claim}, not {claim.id}")
     if cache:

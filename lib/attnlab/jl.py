@@ -490,10 +490,13 @@ def scaling_experiment(p: dict, seed: int):
 
 
 # --------------------------------------------------------------------------- verdicts
-def check_pda_jl(scale=None, seed: int = 0) -> Verdict:
+# Each check takes (scale, seed) and, optionally, ``data``: the output of the experiment function it would
+# otherwise run (tail_experiment, row_experiment, dimension_table(..., pairs=True), scaling_experiment) for the
+# same preset and seed, so that a chapter that already ran the experiment does not run it twice.
+def check_pda_jl(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-jl (Thm 3.1): exact worst-pair tails and Monte-Carlo (Clopper–Pearson) against 4e^{-mε²/8}."""
     p = preset(PRESETS, scale)
-    rows = tail_experiment(p, seed)
+    rows = tail_experiment(p, seed) if data is None else data
     worst = max(r["tail"] / r["bound"] for r in rows)
     worst_chernoff = max(r["tail"] / r["chernoff"] for r in rows)
     mc_above = sum(r["mc_lo999"] > r["bound"] for r in rows)
@@ -520,12 +523,12 @@ def _dimension_verdict(rows, ratio):
     return "corrected" if all(r["proof"] >= r["union_exact"] for r in rows) else "refuted"
 
 
-def check_pda_row(scale=None, seed: int = 0) -> Verdict:
+def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-row (Thm 3.2): is m ≥ (8d/ε²)log(2L/δ) enough, what the proof gives, how much is needed."""
     p = preset(PRESETS, scale)
     d, delta = p["d"], p["delta"]
     eps0 = p["logit_eps"] / math.sqrt(d)
-    rows, sims, m_any = row_experiment(p, seed)
+    rows, sims, m_any = row_experiment(p, seed) if data is None else data
     stated = {r["L"]: r["stated"] for r in rows}
     ratio = max(sims[L] / stated[L] for L in sims)
     return Verdict(
@@ -543,10 +546,10 @@ def check_pda_row(scale=None, seed: int = 0) -> Verdict:
         scale=p["scale"])
 
 
-def check_pda_global(scale=None, seed: int = 0) -> Verdict:
+def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-global (Thm 3.3): the union over L² pairs, stated log(2L²/δ) against the proof's log(4L²/δ)."""
     p = preset(PRESETS, scale)
-    rows = dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True)
+    rows = dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True) if data is None else data
     ratio = max(r["union_exact"] / r["stated"] for r in rows)
     return Verdict(
         "PDA-global", _dimension_verdict(rows, ratio),
@@ -562,11 +565,11 @@ def check_pda_global(scale=None, seed: int = 0) -> Verdict:
         scale=p["scale"])
 
 
-def check_pda_alg(scale=None, seed: int = 0) -> Verdict:
+def check_pda_alg(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-alg: the printed /√m scaling is biased by √(d/m); the √d·⟨Pq,Pk⟩ form is unbiased."""
     p = preset(PRESETS, scale)
     d, L = p["d"], p["scaling_L"]
-    rows = scaling_experiment(p, seed)
+    rows = scaling_experiment(p, seed) if data is None else data
     dev_printed = max(abs(r["slope_printed"] / math.sqrt(d / r["m"]) - 1) for r in rows)
     dev_unbiased = max(abs(r["slope_unbiased"] - 1) for r in rows)
     first, last = rows[0], rows[-1]
