@@ -99,7 +99,8 @@ def jl_bound_chernoff(m, eps):
     m = np.asarray(m, float)
     eps = np.asarray(eps, float)
     up = eps - np.log1p(eps)
-    lo = -eps - np.log1p(-np.minimum(eps, 1 - 1e-16))
+    safe = np.where(eps < 1, eps, 0.0)
+    lo = np.where(eps < 1, -safe - np.log1p(-safe), np.inf)  # eps >= 1: the lower tail is empty
     return 2.0 * (np.exp(-m / 2 * up) + np.exp(-m / 2 * lo))
 
 
