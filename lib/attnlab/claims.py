@@ -2,22 +2,20 @@
 
 ``python -m attnlab.claims --json [--scale smoke|book|paper] [--ids ID ...]``
 prints the registry with each claim's verdict and the numbers behind it,
-running the checks at that scale. Verdicts are cached on disk, keyed by the
-claim, the scale, a hash of the attnlab sources and the NumPy/SciPy versions,
-so the chapter and the verdicts page of one build compute each verdict once.
+running the checks at that scale. Verdicts are cached on disk (:mod:`attnlab.cache`),
+keyed by the claim, the scale, the seed, a hash of the attnlab sources and the
+NumPy/SciPy versions, so the chapter and the verdicts page of one build compute
+each verdict once.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import json
-import os
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
+from .cache import atomic_write, cache_dir, source_hash
 from .scale import get_scale
 from .verdict import Verdict
 
@@ -149,21 +147,6 @@ def get_claim(claim_id: str) -> Claim:
         raise KeyError(f"unknown claim ID {claim_id!r}") from None
 
 
-def _source_hash() -> str:
-    import numpy  # noqa: PLC0415
-    import scipy  # noqa: PLC0415
-
-    h = hashlib.sha256(f"{numpy.__version__} {scipy.__version__}".encode())
-    for p in sorted(Path(__file__).parent.rglob("*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("ATTNLAB_CACHE_DIR", Path.home() / ".cache" / "attnlab")) / "verdicts"
-
-
 def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: bool = True, data=None) -> Verdict:
     """Run the check of ``claim_id`` at ``scale`` with ``seed`` and return its :class:`Verdict`.
 
@@ -178,7 +161,7 @@ def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: b
     scale = get_scale(scale)
     if claim.check is None:
         return Verdict(claim.id, "pending", "No chapter checks this claim yet.", scale=scale)
-    path = _cache_dir() / f"{claim.id}-{scale}-{seed}-{_source_hash()}.json"
+    path = cache_dir() / "verdicts" / f"{claim.id}-{scale}-{seed}-{source_hash()}.json"
     if cache and path.exists():
         return Verdict(**json.loads(path.read_text()))
     module, func = claim.check.split(":")
@@ -187,10 +170,7 @@ def evaluate(claim_id: str, scale: str | None = None, *, seed: int = 0, cache: b
     if verdict.claim != claim.id:
         raise RuntimeError(f"{claim.check} returned a verdict for {verdict.claim}, not {claim.id}")
     if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
-            f.write(verdict.to_json())
-        os.replace(f.name, path)  # atomic: concurrent builds never read half a file
+        atomic_write(path, verdict.to_json().encode())
     return verdict
 
 

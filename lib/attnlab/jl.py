@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from ._validate import in_open_interval, positive_int, positive_real
 from .backend import rng_module
+from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson, fit_slope
 from .verdict import Verdict
@@ -462,12 +463,14 @@ def scaling_sweep(Q, K, m_list, trials, rng):
 
 
 # --------------------------------------------------------------------------- experiments (chapter and checks)
+@memoize
 def tail_experiment(p: dict, seed: int, *, progress=False):
     """:func:`tail_grid` on the (ε, m) grid of preset ``p``, Monte Carlo drawn from ``seed``."""
     return tail_grid(p["m"], p["eps"], p["mc_trials"], np.random.default_rng(seed), grid=p["c_grid"],
                      progress=progress)
 
 
+@memoize
 def row_experiment(p: dict, seed: int, *, progress=False):
     """The dimension table of Thm 3.2 for preset ``p``, the simulated smallest m per L, and the any-keys m.
 
@@ -483,6 +486,7 @@ def row_experiment(p: dict, seed: int, *, progress=False):
     return rows, sims, m_sup_row(d, eps0, delta)
 
 
+@memoize
 def scaling_experiment(p: dict, seed: int):
     """:func:`scaling_sweep` on Gaussian Q, K of preset ``p`` (``scaling_L`` × ``d``), drawn from ``seed``."""
     rng = np.random.default_rng(seed)
