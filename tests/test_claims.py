@@ -19,6 +19,16 @@ EXPECTED = {
     "PDA-row": "loose",
     "PDA-global": "loose",
     "PDA-alg": "corrected",
+    "PDA-ey": "loose",
+    "PDA-total": "loose",
+    "PDA-time": "refuted",
+    "PDA-space": "corrected",
+    "PDA-param": "verified",
+    "PDA-headline": "refuted",
+    "LR-rank": "verified",
+    "LR-cutoff": "refuted",
+    "LR-energy": "refuted",
+    "LR-kernel": "verified",
 }
 
 
