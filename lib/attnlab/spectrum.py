@@ -49,7 +49,7 @@ __all__ = [
 
 #: Sizes per scale. ``n``/``d`` are the demo grid of seed 001; ``energy_*`` the energy sweep; ``b`` multipliers of 1/√d.
 PRESETS = {
-    "smoke": dict(n=[16, 32], d=[2, 4, 16, 64], trials=1, energy_n=[32, 64], energy_d=[8, 64],
+    "smoke": dict(n=[16, 32], d=[2, 4, 16, 64], trials=1, energy_n=[32, 64, 128], energy_d=[8, 64],
                   b=[0.5, 1, 4], energy_trials=1, ey_n=[32, 64], ey_r=[1, 2, 4, 8], fit_n=64,
                   kernel_n=[8, 32], kernel_d=[2, 8], kernel_trials=2, kernel_search=1),
     "book": dict(n=[16, 32, 48, 64], d=[2, 4, 8, 16, 32, 64], trials=3, energy_n=[32, 64, 128, 256],
