@@ -186,7 +186,7 @@ def m_required(d, L, eta, delta):
     Examples
     --------
     >>> int(m_required(64, 1024, 0.01, 0.1))
-    13154963051
+    1414208233963
     """
     positive_int(d, "d")
     positive_real(eta, "eta")
