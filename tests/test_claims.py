@@ -19,6 +19,16 @@ EXPECTED = {
     "PDA-row": "loose",
     "PDA-global": "loose",
     "PDA-alg": "corrected",
+    "PDA-ey": "loose",
+    "PDA-total": "loose",
+    "PDA-time": "refuted",
+    "PDA-space": "corrected",
+    "PDA-param": "verified",
+    "PDA-headline": "refuted",
+    "LR-rank": "verified",
+    "LR-cutoff": "refuted",
+    "LR-energy": "refuted",
+    "LR-kernel": "verified",
 }
 
 
@@ -71,7 +81,7 @@ def test_cli_json():
                           "PDA-alg", "LR-rank"], capture_output=True, text=True, check=True, timeout=300)
     rows = json.loads(out.stdout)
     assert [r["id"] for r in rows] == ["PDA-alg", "LR-rank"]
-    assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == "pending"
+    assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == EXPECTED.get("LR-rank", "pending")
     bad = subprocess.run([sys.executable, "-m", "attnlab.claims", "--ids", "NOPE"], capture_output=True, text=True)
     assert bad.returncode == 2 and "NOPE" in bad.stderr
 

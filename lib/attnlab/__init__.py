@@ -2,6 +2,7 @@
 from .attention import attention, attention_blocked, attention_matrix
 from .backend import default_backend, default_xp, get_array_module, make_rng, to_numpy
 from .projection import gaussian_projection
+from .pda import pda_attention
 from .softmax import logsumexp, softmax
 
 __version__ = "0.1.0"
@@ -16,6 +17,7 @@ __all__ = [
     "get_array_module",
     "logsumexp",
     "make_rng",
+    "pda_attention",
     "softmax",
     "to_numpy",
 ]
