@@ -20,6 +20,7 @@ from ._validate import as_float_array, in_open_interval, positive_int, positive_
 from .attention import attention, attention_blocked
 from .backend import get_array_module, is_cupy, rng_module
 from .projection import gaussian_projection, projected_logits
+from .cache import memoize
 from .scale import preset
 from .softmax import softmax
 from .spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
@@ -200,6 +201,7 @@ def _instance(L, d, rng):
     return rng.standard_normal((L, d)), rng.standard_normal((L, d)), rng.standard_normal((L, d))
 
 
+@memoize
 def headline_experiment(p: dict, seed: int, *, progress=False):
     r"""The headline: m = 128, r = 32 on Gaussian Q, K, V (d_v = d) for every d, L of preset ``p`` and both scalings.
 
@@ -245,6 +247,7 @@ def headline_experiment(p: dict, seed: int, *, progress=False):
     return rows
 
 
+@memoize
 def sweep_experiment(p: dict, seed: int):
     r"""Error :math:`\|O-\tilde O_r\|_F/\|V\|_F` over m (r = 32) and over r (m = 128), L = ``sweep_L``, d = 64.
 
@@ -287,6 +290,7 @@ def _measure(fn, repeats):
     return best, peak
 
 
+@memoize
 def cost_experiment(p: dict, seed: int, *, progress=False):
     r"""Time (best of ``cost_repeats``) and peak traced memory (:mod:`tracemalloc`, NumPy allocations) over L.
 

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from ._validate import as_float_array, positive_int, positive_real
 from .attention import attention_matrix
 from .backend import get_array_module, to_numpy
+from .cache import memoize
 from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
@@ -182,6 +183,7 @@ def softmax_kernel(X, Y=None, *, beta=None):
 
 
 # --------------------------------------------------------------------------- experiments
+@memoize
 def eckart_young_experiment(p: dict, seed: int):
     r"""Eckart–Young and the power-law tail bound on attention matrices of every kind.
 
@@ -229,6 +231,7 @@ def eckart_young_experiment(p: dict, seed: int):
     return rows, dict(n=n, r=r, eckart_young=best, optimised=found)
 
 
+@memoize
 def rank_experiment(p: dict, seed: int):
     """Rank of QKᵀ, numerical rank of A and σ_{d+1}/σ_1 on the demo grid (Gaussian Q, K; n × d; ``trials`` draws)."""
     rng = np.random.default_rng(seed)
@@ -246,6 +249,7 @@ def rank_experiment(p: dict, seed: int):
     return rows
 
 
+@memoize
 def energy_experiment(p: dict, seed: int, *, progress=False):
     """k90 (energy count at 90%) and power-law fits over kind × n × d × b (``energy_trials`` draws each)."""
     rng = np.random.default_rng(seed)
@@ -262,6 +266,7 @@ def energy_experiment(p: dict, seed: int, *, progress=False):
     return rows
 
 
+@memoize
 def kernel_experiment(p: dict, seed: int):
     r"""Smallest eigenvalue (relative to the largest) of :math:`\exp(XX^\top/\sqrt d)` for random and adversarial X.
 
