@@ -123,7 +123,7 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
             raise ValueError(f"fun must return one value per row: got shape {r.shape} for {Z.shape[0]} rows")
         return np.where(np.isfinite(r), r, -np.inf)
 
-    def g_batch(Z, r):
+    def g_batch(Z, r, rows):
         if grad is not None:
             G = np.asarray(to_numpy(grad(Z)), dtype=float)
             return np.where(np.isfinite(G), G, 0.0)
@@ -132,7 +132,7 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
         for j in range(dim):  # one batched call per coordinate, all starts at once
             Zj = Z.copy()
             if bnds is not None:  # step inwards at an upper bound
-                s = np.where(Zj[:, j] + step[:, j] > bnds[1][:, j], -step[:, j], step[:, j])
+                s = np.where(Zj[:, j] + step[:, j] > bnds[1][rows, j], -step[:, j], step[:, j])
             else:
                 s = step[:, j]
             Zj[:, j] += s
@@ -143,7 +143,7 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
         Z = flat.reshape(len(rows), dim)
         r = f_batch(Z)
         bad = ~np.isfinite(r)
-        G = g_batch(Z, np.where(bad, 0.0, r))
+        G = g_batch(Z, np.where(bad, 0.0, r), rows)
         val = -np.where(bad, -1e300, r).sum()
         return val, -G.reshape(-1)
 

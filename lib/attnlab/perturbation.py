@@ -120,7 +120,7 @@ def tanh_bound(h, axis: int = -1):
     Examples
     --------
     >>> import numpy as np
-    >>> float(tanh_bound(np.array([0.0, 4.0]))) == 2 * np.tanh(1.0)
+    >>> bool(float(tanh_bound(np.array([0.0, 4.0]))) == 2 * np.tanh(1.0))
     True
     """
     xp = get_array_module(h)
