@@ -714,7 +714,7 @@ def check_pda_chain(scale=None, seed=0, data=None) -> Verdict:
     rnd = slopes.get("random/random", [float("nan")] * 3)
     return Verdict("PDA-chain", verdict,
                    f"No link is exceeded for L = {p['chain_L'][0]}–{p['chain_L'][-1]}: the largest ratios to the printed "
-                   f"bounds are {printed["r_row_l1"]:.4f} (row ℓ1), {printed['r_A_fro']:.3f} (‖A−Ã‖_F), "
+                   f"bounds are {printed['r_row_l1']:.4f} (row ℓ1), {printed['r_A_fro']:.3f} (‖A−Ã‖_F), "
                    f"{printed['r_O_fro']:.3f} (‖O−Õ‖_F) and {printed['r_row_out']:.3f} (per row). The two-key instance "
                    f"keeps ‖A−Ã‖_F/(2ε√L) at {tk[-1]['r_A_fro']:.3f} at every L, so √L is real in the worst case, "
                    f"while random attention's ratio falls with slope {rnd[0]:.2f} in log L; the constant 2ε can be "
