@@ -1,8 +1,10 @@
 """attnlab: an executable audit of claims about approximate softmax attention."""
+from .adversarial import SupResult, sup_ratio
 from .attention import attention, attention_blocked, attention_matrix
 from .backend import default_backend, default_xp, get_array_module, make_rng, to_numpy
 from .projection import gaussian_projection
 from .pda import pda_attention
+from .perturbation import oscillation, tanh_bound
 from .softmax import logsumexp, softmax
 
 __version__ = "0.1.0"
@@ -18,6 +20,10 @@ __all__ = [
     "logsumexp",
     "make_rng",
     "pda_attention",
+    "oscillation",
     "softmax",
+    "SupResult",
+    "sup_ratio",
+    "tanh_bound",
     "to_numpy",
 ]

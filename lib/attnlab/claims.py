@@ -62,9 +62,11 @@ CLAIMS: tuple[Claim, ...] = (
           "m ≥ (8d/ε²)·log(2L²/δ) ⇒ with probability ≥ 1−δ, |S̃_ij − S_ij| ≤ ε for all i, j.",
           JL, "attnlab.jl:check_pda_global"),
     Claim("PDA-lip", S000, "Lemma 3.4; second half Lemma 3.2",
-          "‖softmax(x) − softmax(y)‖₁ ≤ 2‖x − y‖_∞ (proof via the Jacobian diag(f) − ffᵀ)."),
+          "‖softmax(x) − softmax(y)‖₁ ≤ 2‖x − y‖_∞ (proof via the Jacobian diag(f) − ffᵀ).",
+          "notebooks/02-softmax-stability", "attnlab.perturbation:check_pda_lip"),
     Claim("PDA-chain", S000, "Thms 3.5–3.7; second half Thms 3.3, 3.4, 4.2",
-          "Row ℓ1 error ≤ 2ε; ‖A − Ã‖_F ≤ 2ε√L; ‖O − Õ‖_F ≤ 2ε√L·‖V‖_F; per row ‖o_i − õ_i‖₂ ≤ 2ε‖V‖_F."),
+          "Row ℓ1 error ≤ 2ε; ‖A − Ã‖_F ≤ 2ε√L; ‖O − Õ‖_F ≤ 2ε√L·‖V‖_F; per row ‖o_i − õ_i‖₂ ≤ 2ε‖V‖_F.",
+          "notebooks/02-softmax-stability", "attnlab.perturbation:check_pda_chain"),
     Claim("PDA-ey", S000, "§3.6; second half §5.1–5.2",
           "‖Ã − Ã_r‖_F = sqrt(Σ_{k>r} σ_k²); if σ_k ≤ C·k^(−α), α > 1, then ‖Ã − Ã_r‖_F ≤ C·r^(−(α−1/2))/√(2α−1); "
           "attention spectra decay as a power law (empirical assumption).",
@@ -128,7 +130,8 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- approximation rank, seed 004
     Claim("AR-op", S004, "row-ℓ1 operator identity",
           "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm."),
-    Claim("AR-tanh", S004, "Cohen–Fausti inequality", "‖softmax(x + h) − softmax(x)‖₁ ≤ 2·tanh(osc(h)/4), sharp."),
+    Claim("AR-tanh", S004, "Cohen–Fausti inequality", "‖softmax(x + h) − softmax(x)‖₁ ≤ 2·tanh(osc(h)/4), sharp.",
+          "notebooks/02-softmax-stability", "attnlab.perturbation:check_ar_tanh"),
     Claim("AR-quotient", S004, "visible interaction dimension",
           "The attention matrix is an r-dimensional weighted Gibbs family, r = dim span{P_U(k_j − k_1)}; r = 0 gives rank one."),
     Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K."),
