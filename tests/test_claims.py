@@ -19,6 +19,13 @@ EXPECTED = {
     "PDA-row": "loose",
     "PDA-global": "loose",
     "PDA-alg": "corrected",
+    "AT-grad": "corrected",
+    "AT-sentinel": "corrected",
+    "AT-maxip": "corrected",
+    "AT-ov": "verified",
+    "AT-log2": "corrected",
+    "AT-lowrank": "corrected",
+    "AT-temp": "verified",
 }
 
 
