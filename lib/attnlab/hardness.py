@@ -642,6 +642,13 @@ def check_at_temp(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 # --------------------------------------------------------------------------- figures
+def mpl_null():
+    """A formatter that prints no tick labels (for minor ticks)."""
+    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+
+    return NullFormatter()
+
+
 def plot_sentinel(rows):
     """Largest |ln c_i| used by the search against B, with B and ln n + dB²."""
     from .plotting import figure  # noqa: PLC0415
@@ -651,6 +658,8 @@ def plot_sentinel(rows):
     ax.loglog(B, [r["max_abs_log_c"] for r in rows], "o-", label="max |ln c_i| used")
     ax.loglog(B, [r["bound_log_n_dB2"] for r in rows], "k--", lw=1, label="ln n + dB²")
     ax.loglog(B, B, "k:", lw=1, label="entry bound B")
+    ax.set_xticks(B, [f"{b:g}" for b in B])
+    ax.xaxis.set_minor_formatter(mpl_null())
     ax.set_xlabel("entry bound B of Q and K")
     ax.set_ylabel("size of the appended coordinate")
     ax.legend(fontsize=6)
