@@ -32,6 +32,13 @@ EXPECTED = {
     "PDA-lip": "loose",
     "PDA-chain": "loose",
     "AR-tanh": "verified",
+    "AT-grad": "corrected",
+    "AT-sentinel": "corrected",
+    "AT-maxip": "corrected",
+    "AT-ov": "verified",
+    "AT-log2": "corrected",
+    "AT-lowrank": "corrected",
+    "AT-temp": "verified",
 }
 
 

@@ -1,6 +1,7 @@
 """attnlab: an executable audit of claims about approximate softmax attention."""
 from .adversarial import SupResult, sup_ratio
 from .attention import attention, attention_blocked, attention_matrix
+from .gradient import attention_loss_grad, attention_loss_grad_printed, attention_loss_grad_via_attention
 from .backend import default_backend, default_xp, get_array_module, make_rng, to_numpy
 from .projection import gaussian_projection
 from .pda import pda_attention
@@ -12,6 +13,9 @@ __version__ = "0.1.0"
 __all__ = [
     "attention",
     "attention_blocked",
+    "attention_loss_grad",
+    "attention_loss_grad_printed",
+    "attention_loss_grad_via_attention",
     "attention_matrix",
     "default_backend",
     "default_xp",
