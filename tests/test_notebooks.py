@@ -37,6 +37,9 @@ def test_chapter_shape(path):
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "## Verdicts" in text and "## What this means" in text and "## References" in text
     assert "{prf:" in text and "{glue:" in text
+    # a backtick in the info string of a backtick fence is not CommonMark: the directive silently disappears
+    bad = [line for line in text.splitlines() if line.startswith("```{") and "`" in line[3:]]
+    assert not bad, f"directive titles with backticks: {bad}"
 
 
 def test_bootstrap_cells_match_config():
