@@ -19,6 +19,12 @@ EXPECTED = {
     "PDA-row": "loose",
     "PDA-global": "loose",
     "PDA-alg": "corrected",
+    "AR-op": "verified",
+    "AR-quotient": "verified",
+    "AR-svd": "verified",
+    "AR-nospeed": "verified",
+    "AR-lower": "verified",
+    "AR-synthetic": "verified",
 }
 
 

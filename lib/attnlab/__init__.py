@@ -3,6 +3,7 @@ from .attention import attention, attention_blocked, attention_matrix
 from .backend import default_backend, default_xp, get_array_module, make_rng, to_numpy
 from .projection import gaussian_projection
 from .softmax import logsumexp, softmax
+from .rank import rank_lower_certificate, rank_upper_certificate, row_l1_error, visible_interaction_dim
 
 __version__ = "0.1.0"
 
@@ -18,4 +19,8 @@ __all__ = [
     "make_rng",
     "softmax",
     "to_numpy",
+    "row_l1_error",
+    "rank_upper_certificate",
+    "rank_lower_certificate",
+    "visible_interaction_dim",
 ]

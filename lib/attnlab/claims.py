@@ -121,21 +121,27 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-temp", S003, "temperature remark", "Temperature T absorbs into the inputs: B_T = max(B, B/√T)."),
     # ---- approximation rank, seed 004
     Claim("AR-op", S004, "row-ℓ1 operator identity",
-          "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm."),
+          "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm.",
+          "notebooks/07-rank-upper", "attnlab.rank:check_ar_op"),
     Claim("AR-tanh", S004, "Cohen–Fausti inequality", "‖softmax(x + h) − softmax(x)‖₁ ≤ 2·tanh(osc(h)/4), sharp."),
     Claim("AR-quotient", S004, "visible interaction dimension",
-          "The attention matrix is an r-dimensional weighted Gibbs family, r = dim span{P_U(k_j − k_1)}; r = 0 gives rank one."),
+          "The attention matrix is an r-dimensional weighted Gibbs family, r = dim span{P_U(k_j − k_1)}; r = 0 gives rank one.",
+          "notebooks/07-rank-upper", "attnlab.rank:check_ar_quotient"),
     Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K."),
     Claim("AR-sphere-ball", S004, "geometric laws", "Worst case on S^(d−1): rank ~ β^((d−1)/2); on B^d: β^(d/2)."),
-    Claim("AR-lower", S004, "lattice lower bound", "Lattice construction gives rank ≥ M ≍ β^(d/2)."),
+    Claim("AR-lower", S004, "lattice lower bound", "Lattice construction gives rank ≥ M ≍ β^(d/2).",
+          "notebooks/08-rank-lower", "attnlab.rank:check_ar_lower"),
     Claim("AR-synthetic", S004, "synthetic experiments",
-          "Fitted slopes of log(rank certificate) vs log β within 2–8% of (d−1)/2 (sphere) and d/2 (ball)."),
+          "Fitted slopes of log(rank certificate) vs log β within 2–8% of (d−1)/2 (sphere) and d/2 (ball).",
+          "notebooks/08-rank-lower", "attnlab.rank:check_ar_synthetic"),
     Claim("AR-svd", S004, "robust version",
-          "Residual τ_W and the SVD bridge r_SVD_int(τ); τ is an output-error tolerance, not explained variance."),
+          "Residual τ_W and the SVD bridge r_SVD_int(τ); τ is an output-error tolerance, not explained variance.",
+          "notebooks/07-rank-upper", "attnlab.rank:check_ar_svd"),
     Claim("AR-bert", S004, "BERT calibration",
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
           "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension."),
-    Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up."),
+    Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up.",
+          "notebooks/07-rank-upper", "attnlab.rank:check_ar_nospeed"),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}

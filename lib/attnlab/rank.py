@@ -71,14 +71,16 @@ PRESETS = {
                   noisy_n=256, noisy_keys=128, noisy_betas=[1, 8, 64], ns_n=512, ns_keys=128,
                   ns_sparse_n=256, eps=[0.25], lat_d=[2, 3], lat_betas=[1e3, 1e4, 1e5], lat_check_gamma=8.0,
                   sph_d=[2, 3], sph_betas={2: [1e2, 1e3, 1e4], 3: [1e2, 3e2, 1e3]}, sph_candidates=20_000,
-                  timing_n=[256, 512], timing_keys=128, timing_beta=16.0),
+                  timing_n=[256, 512], timing_keys=128, timing_beta=16.0,
+                  gap_n=512, gap_keys=128, gap_betas=[8, 32, 128]),
     "book": dict(_COMMON, op_n=256, op_L=128, op_starts=20, op_steps=20, quot_n=512, quot_keys=256,
                  quot_betas=[0.1, 1.0, 10.0, 100.0], noisy_n=2048, noisy_keys=512,
                  noisy_betas=[1, 2, 4, 8, 16, 32, 64], ns_n=4096, ns_keys=512, ns_sparse_n=4096, eps=[0.25, 0.5],
                  lat_d=[2, 3, 4, 6], lat_betas=[1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6], lat_check_gamma=20.0,
                  sph_d=[2, 3, 4], sph_betas={2: [1e2, 3e2, 1e3, 3e3, 1e4], 3: [1e2, 2e2, 5e2, 1e3, 2e3],
                                              4: [3e1, 6e1, 1e2, 2e2, 3e2]}, sph_candidates=30_000,
-                 timing_n=[1024, 2048, 4096, 8192], timing_keys=512, timing_beta=64.0),
+                 timing_n=[1024, 2048, 4096, 8192], timing_keys=512, timing_beta=64.0,
+                 gap_n=4096, gap_keys=512, gap_betas=[8, 16, 32, 64, 128, 256, 512]),
     "paper": dict(_COMMON, op_n=1024, op_L=512, op_starts=50, op_steps=50, quot_n=4096, quot_keys=2048,
                   quot_betas=[0.1, 1.0, 10.0, 100.0, 1000.0], noisy_n=16384, noisy_keys=2048,
                   noisy_betas=[1, 2, 4, 8, 16, 32, 64, 128], ns_n=16384, ns_keys=2048, ns_sparse_n=16384,
@@ -86,7 +88,7 @@ PRESETS = {
                   lat_check_gamma=40.0, sph_d=[2, 3, 4],
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
                   sph_candidates=2_000_000, timing_n=[1024, 2048, 4096, 8192, 16384], timing_keys=2048,
-                  timing_beta=64.0),
+                  timing_beta=64.0, gap_n=16384, gap_keys=2048, gap_betas=[8, 16, 32, 64, 128, 256, 512, 1024, 2048]),
 }
 
 _BLOCK = 1024  # rows per block: a block of an n × L float64 matrix is at most 1024·L·8 bytes
@@ -1010,3 +1012,93 @@ def timing_experiment(p: dict, seed: int):
         row["lower_M"], row["lower_s"] = lc.M, lc.seconds
         out.append(row)
     return out
+
+
+def gap_experiment(p: dict, seed: int):
+    """Upper (greedy, SVD) and lower certificates of the materialised sphere-2 family against β, per ε."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for beta in p["gap_betas"]:
+        A = family_attention("sphere-2", p["gap_n"], p["gap_keys"], beta, rng)
+        for e in p["eps"]:
+            g = rank_upper_certificate(A, e, "greedy")
+            s = rank_upper_certificate(A, e, "svd")
+            lc = rank_lower_certificate(A, e)
+            out.append(dict(beta=beta, eps=e, greedy=g.rank, svd=s.rank, upper=min(g.rank, s.rank), lower=lc.M,
+                            upper_error=min((g, s), key=lambda c: c.rank).error))
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+def plot_timing(rows):
+    """Seconds of each certificate against n (log–log)."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, ax = figure()
+    n = [r["n"] for r in rows]
+    for key, label in (("greedy_s", "greedy cover"), ("svd_s", "truncated svd"), ("lower_s", "lower certificate")):
+        ax.loglog(n, [r[key] for r in rows], "o-", label=label)
+    ax.set_xlabel("rows n")
+    ax.set_ylabel("seconds")
+    ax.legend()
+    return fig, {k: [r[k] for r in rows] for k in rows[0]}
+
+
+def plot_bridge(rows, tau):
+    """τ_exact, τ_width, τ_spec and the measured error against r, one panel per two β values."""
+    from .plotting import figure  # noqa: PLC0415
+
+    betas = sorted({r["beta"] for r in rows})
+    pick = [betas[0], betas[len(betas) // 2], betas[-1]]
+    fig, ax = figure(width=4.4, height=2.8)
+    for i, b in enumerate(pick):
+        rs = [r for r in rows if r["beta"] == b]
+        x = [max(r["r"], 0.5) for r in rs]
+        col = f"C{i}"
+        ax.semilogx(x, [r["tau_width"] for r in rs], "-", color=col, label=f"τ width, β = {b}")
+        ax.semilogx(x, [r["tau_exact"] for r in rs], "--", color=col, lw=1)
+        ax.semilogx(x, [max(r["error"], 1e-17) for r in rs], "o", color=col, ms=3)
+    ax.axhline(tau, color="k", lw=1, ls=":")
+    ax.set_xlabel("subspace dimension r (0 drawn at 0.5)")
+    ax.set_ylabel("row ℓ1 error / tolerance")
+    ax.plot([], [], "k--", lw=1, label="τ exact")
+    ax.plot([], [], "ko", ms=3, label="measured error")
+    ax.legend(fontsize=6)
+    return fig, {k: [r[k] for r in rows] for k in ("beta", "r", "tau_exact", "tau_width", "tau_spec", "error")}
+
+
+def plot_lower_laws(res, eps):
+    """Lower certificates against β on log–log axes, ball (lattice) and sphere (caps), with theory slopes."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, (a1, a2) = figure(ncols=2, width=2.9, height=2.6)
+    for ax, key, th in ((a1, "sphere", lambda d: (d - 1) / 2), (a2, "ball", lambda d: d / 2)):
+        rows = [r for r in res[key] if r["eps"] == eps]
+        for i, d in enumerate(sorted({r["d"] for r in rows})):
+            rs = [r for r in rows if r["d"] == d]
+            b = np.array([r["beta"] for r in rs])
+            M = np.array([r["M"] for r in rs], float)
+            ax.loglog(b, M, "o-", color=f"C{i}", label=f"{key} d = {d}")
+            ax.loglog(b, M[-1] * (b / b[-1]) ** th(d), ":", color=f"C{i}", lw=1)
+        ax.set_xlabel("inverse temperature β")
+        ax.legend(fontsize=6)
+    a1.set_ylabel("lower certificate M")
+    fig.tight_layout()
+    data = {f"{k}_{c}": [r[c] for r in res[k] if r["eps"] == eps] for k in ("sphere", "ball") for c in ("d", "beta", "M")}
+    return fig, data
+
+
+def plot_gap(rows, eps):
+    """Upper (greedy, SVD) and lower certificates of the sphere-2 family against β, with slope (d−1)/2."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, ax = figure()
+    rs = [r for r in rows if r["eps"] == eps]
+    b = np.array([r["beta"] for r in rs], float)
+    for key, label in (("greedy", "greedy cover"), ("svd", "truncated svd"), ("lower", "lower certificate")):
+        ax.loglog(b, [r[key] for r in rs], "o-", label=label)
+    ax.loglog(b, rs[-1]["lower"] * (b / b[-1]) ** 0.5, "k:", lw=1, label="slope 1/2")
+    ax.set_xlabel("inverse temperature β")
+    ax.set_ylabel("rank certificate")
+    ax.legend(fontsize=6)
+    return fig, {k: [r[k] for r in rs] for k in rs[0]}
