@@ -39,6 +39,12 @@ EXPECTED = {
     "AT-log2": "corrected",
     "AT-lowrank": "corrected",
     "AT-temp": "verified",
+    "AR-op": "verified",
+    "AR-quotient": "verified",
+    "AR-svd": "verified",
+    "AR-nospeed": "verified",
+    "AR-lower": "verified",
+    "AR-synthetic": "verified",
 }
 
 

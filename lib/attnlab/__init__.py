@@ -7,6 +7,7 @@ from .projection import gaussian_projection
 from .pda import pda_attention
 from .perturbation import oscillation, tanh_bound
 from .softmax import logsumexp, softmax
+from .rank import rank_lower_certificate, rank_upper_certificate, row_l1_error, visible_interaction_dim
 
 __version__ = "0.1.0"
 
@@ -30,4 +31,8 @@ __all__ = [
     "sup_ratio",
     "tanh_bound",
     "to_numpy",
+    "row_l1_error",
+    "rank_upper_certificate",
+    "rank_lower_certificate",
+    "visible_interaction_dim",
 ]
