@@ -52,7 +52,7 @@ PRESETS = {
     "smoke": dict(d=[64], L=[256, 512], m=128, r=32, full_max=512, n_iter=2, sweep_L=256,
                   sweep_m=[16, 64, 256], sweep_r=[1, 8, 32, 128], cost_L=[128, 256, 512], cost_repeats=1,
                   param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=128),
-    "book": dict(d=[64, 128], L=[512, 1024, 2048], m=128, r=32, full_max=1024, n_iter=2, sweep_L=512,
+    "book": dict(d=[64, 128], L=[512, 1024, 2048, 4096, 8192], m=128, r=32, full_max=1024, n_iter=2, sweep_L=512,
                  sweep_m=[16, 32, 64, 128, 256, 512, 1024], sweep_r=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
                  cost_L=[256, 512, 1024, 2048], cost_repeats=2,
                  param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1, block=256),
