@@ -162,3 +162,26 @@ def test_bad_inputs():
         rank.rank_upper_certificate(A, 0.5, "magic")
     with pytest.raises(TypeError, match="A must be"):
         rank.row_l1_error("x", A)
+
+
+@pytest.mark.parametrize("r", [0, 1, 2, 3])
+def test_planted_head_without_offset_has_visible_dim_r(r):
+    rng = np.random.default_rng(r)
+    Q, K = rank.planted_head(40, 30, 16, r, rng, offset=0.0)
+    assert rank.visible_interaction_dim(Q, K).r == r
+
+
+@given(st.integers(2, 40), st.integers(1, 3), st.integers(0, 10_000))
+@settings(max_examples=25, deadline=None)
+def test_chebyshev_radius_bounds(n, d, seed):
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    rho = rank.chebyshev_radius(X)
+    diam = max(np.linalg.norm(X[i] - X[j]) for i in range(n) for j in range(n))
+    assert diam / 2 - 1e-6 <= rho <= np.sqrt(((X - X.mean(0)) ** 2).sum(1)).max() + 1e-9
+
+
+def test_lattice_instance_messages_certify():
+    A, msg, cells, info = rank.lattice_instance(2, 6.0, 0.5)
+    cert = rank.LowerCertificate(len(msg), 0.5, list(msg), cells, [])
+    assert info["min_own_mass"] > 0.75 and rank.lower_certificate_margin(A, cert) > 0
+    assert rank.rank_upper_certificate(A, 0.5, "svd").rank >= len(msg)
