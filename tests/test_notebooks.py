@@ -1,6 +1,5 @@
 """Committed chapters carry no outputs, have an up-to-date bootstrap cell, and execute at smoke scale."""
 import json
-import os
 import shutil
 import subprocess
 import sys

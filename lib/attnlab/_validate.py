@@ -63,3 +63,20 @@ def positive_real(x, name: str) -> float:
     if not (x > 0 and x < float("inf")):
         raise ValueError(f"{name} must be a finite number > 0, got {x:g}")
     return x
+
+
+def qkv(Q, K, V):
+    """Check queries (L_q, d), keys (L_k, d) and values (L_k, d_v): 2-D, finite, non-empty, one array type."""
+    Q = as_float_array(Q, "Q", ndim=2)
+    K = as_float_array(K, "K", ndim=2)
+    V = as_float_array(V, "V", ndim=2)
+    if len({type(a) for a in (Q, K, V)}) != 1:
+        raise TypeError("Q, K and V must all be NumPy arrays or all CuPy arrays")
+    for name, a in (("Q", Q), ("K", K), ("V", V)):
+        if 0 in a.shape:
+            raise ValueError(f"{name} must have positive dimensions, got shape {tuple(a.shape)}")
+    if Q.shape[1] != K.shape[1]:
+        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
+    if K.shape[0] != V.shape[0]:
+        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
+    return Q, K, V

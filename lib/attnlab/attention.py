@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._validate import as_float_array, positive_int
+from ._validate import positive_int, qkv
 from .backend import get_array_module
 from .softmax import softmax
 
@@ -24,18 +24,7 @@ __all__ = ["attention", "attention_blocked", "attention_matrix"]
 
 
 def _check_qkv(Q, K, V, beta, causal):
-    Q = as_float_array(Q, "Q", ndim=2)
-    K = as_float_array(K, "K", ndim=2)
-    V = as_float_array(V, "V", ndim=2)
-    if len({type(a) for a in (Q, K, V)}) != 1:
-        raise TypeError("Q, K and V must all be NumPy arrays or all CuPy arrays")
-    for name, a in (("Q", Q), ("K", K), ("V", V)):
-        if 0 in a.shape:
-            raise ValueError(f"{name} must have positive dimensions, got shape {tuple(a.shape)}")
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
-    if K.shape[0] != V.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
+    Q, K, V = qkv(Q, K, V)
     if causal and Q.shape[0] != K.shape[0]:
         raise ValueError(f"causal=True needs as many queries as keys, got {Q.shape[0]} and {K.shape[0]}")
     if beta is None:

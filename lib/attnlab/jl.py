@@ -15,6 +15,7 @@ one-dimensional search, and tail probabilities are one-dimensional integrals
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -247,21 +248,14 @@ def m_theorem(d, eps, n_events, delta, *, const: float = 2.0):
 
 
 def _smallest_m(ok, lo=1, hi=1 << 40):
-    """Smallest integer m in [lo, hi] with ok(m) true, for monotone ok (exponential then binary search)."""
+    """Smallest integer m in [lo, hi] with ok(m) true, for monotone ok (doubling, then bisection)."""
     m = lo
     while not ok(m):
         lo = m + 1
         m *= 2
         if m > hi:
             raise ValueError("no m up to the search limit satisfies the condition")
-    hi = m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
 
 
 def m_union_exact(eps0, n_events, delta):

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.extmath import randomized_svd
 from tqdm import tqdm
 
-from ._validate import as_float_array, in_open_interval, positive_int, positive_real
+from ._validate import in_open_interval, positive_int, positive_real, qkv
 from .attention import attention, attention_blocked
 from .backend import get_array_module, is_cupy, rng_module
 from .projection import gaussian_projection, projected_logits
@@ -85,18 +85,7 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
 
 
 def _check_pda(Q, K, V, m, r):
-    Q = as_float_array(Q, "Q", ndim=2)
-    K = as_float_array(K, "K", ndim=2)
-    V = as_float_array(V, "V", ndim=2)
-    if len({type(a) for a in (Q, K, V)}) != 1:
-        raise TypeError("Q, K and V must all be NumPy arrays or all CuPy arrays")
-    for name, a in (("Q", Q), ("K", K), ("V", V)):
-        if 0 in a.shape:
-            raise ValueError(f"{name} must have positive dimensions, got shape {tuple(a.shape)}")
-    if K.shape[1] != Q.shape[1]:
-        raise ValueError(f"K must have the width d = {Q.shape[1]} of Q, got shape {tuple(K.shape)}")
-    if V.shape[0] != K.shape[0]:
-        raise ValueError(f"V must have as many rows as K ({K.shape[0]}), got shape {tuple(V.shape)}")
+    Q, K, V = qkv(Q, K, V)
     m = positive_int(m, "m")
     r = positive_int(r, "r")
     L = min(Q.shape[0], K.shape[0])

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from ._validate import as_float_array, positive_int, positive_real
 from .adversarial import sup_ratio
-from .backend import get_array_module, to_numpy
+from .backend import get_array_module
 from .cache import memoize
 from .softmax import softmax
 from .stats import fit_slope
@@ -306,7 +306,7 @@ def lipschitz_search(lengths, starts, rng, *, maxiter=200, sample_n=10_000, prog
         lo = np.concatenate([np.full(L, -30.0), np.full(L, -5.0)])
         res = sup_ratio(lambda Z: lipschitz_ratio(Z), z0, grad=lambda Z: lipschitz_ratio(Z, True)[1],
                         bounds=(lo, -lo), maxiter=maxiter, polish=2)
-        x, h = res.argmax[:L], res.argmax[L:]
+        h = res.argmax[L:]
         out.append(dict(L=L, sup=res.value, sampled=sampled, start_best=float(res.initial.max()),
                         h_inf=float(np.abs(h).max()), osc=float(h.max() - h.min()),
                         tanh_over_hinf=float(tanh_bound(h) / np.abs(h).max()), n_evals=res.n_evals))

@@ -19,14 +19,15 @@ the inputs (NumPy or CuPy).
 """
 from __future__ import annotations
 
+import bisect
+
 import functools
 import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, optimize, spatial
-from tqdm import tqdm
+from scipy import optimize, spatial
 
 from ._validate import as_float_array, in_open_interval, positive_int, positive_real
 from .backend import get_array_module, to_numpy
@@ -253,14 +254,8 @@ def _row_errors(A, left, right, block=_BLOCK, first=None, eps=None):
 
 
 def _smallest_k(ok, lo, hi):
-    """Smallest k in [lo, hi] with ok(k), assuming ok(hi) and monotonicity (binary search)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    """Smallest k in [lo, hi] with ok(k), assuming ok(hi) and monotonicity (bisection)."""
+    return lo + bisect.bisect_left(range(lo, hi + 1), True, key=ok)
 
 
 def _svd_factors(A):
