@@ -185,3 +185,21 @@ def test_lattice_instance_messages_certify():
     cert = rank.LowerCertificate(len(msg), 0.5, list(msg), cells, [])
     assert info["min_own_mass"] > 0.75 and rank.lower_certificate_margin(A, cert) > 0
     assert rank.rank_upper_certificate(A, 0.5, "svd").rank >= len(msg)
+
+
+def test_sphere_ball_experiment_certifies_and_fits(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(sb_n=96, sb_keys=64, sb_betas=[2.0, 4.0, 8.0, 16.0], eps=[0.5])
+    rows = rank.sphere_ball_experiment(p, 0)
+    assert [r["beta"] for r in rows] == p["sb_betas"] and all(r["family"] == "sphere d=3" for r in rows)
+    for r in rows:  # both certificates hold on the same matrix, so lower <= upper
+        assert r["upper_error"] <= r["eps"] + 1e-12 and r["lower_margin"] > 0 and r["lower"] <= r["upper"]
+    again = rank.sphere_ball_experiment(p, 0)
+    assert [r["upper"] for r in again] == [r["upper"] for r in rows]
+    gap = [dict(beta=b, eps=0.5, upper=u, lower=lo) for b, u, lo in [(1, 2, 1), (4, 4, 2), (16, 8, 4)]]
+    up = dict(lattice=[dict(beta=b, eps=0.5, upper=u, lower=lo, n=1000, L=1000) for b, u, lo in [(1, 2, 1), (10, 20, 10), (100, 200, 100)]])
+    fits = rank.sphere_ball_fits(gap, up, 0.1, [dict(r, upper=u, lower=lo, n=1000, L=1000)
+                                                 for r, u, lo in zip(rows, [2, 4, 8, 16], [1, 2, 4, 8])])
+    s3 = [f for f in fits if f["family"] == "sphere d=3"][0]
+    assert s3["upper_slope"] == pytest.approx(1.0) and s3["lower_slope"] == pytest.approx(1.0) and s3["bracket"]
+    assert [f["family"] for f in rank.sphere_ball_fits(gap, up, 0.1)] == ["sphere d=2", "ball d=2"]

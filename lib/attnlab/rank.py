@@ -65,7 +65,9 @@ __all__ = [
     "lattice_instance",
     "upper_law_experiment",
     "upper_law_fits",
+    "sphere_ball_experiment",
     "sphere_ball_fits",
+    "plot_sphere_ball",
     "check_ar_upper",
     "check_ar_sphere_ball",
 ]
@@ -83,7 +85,8 @@ PRESETS = {
                   sph_d=[2, 3], sph_betas={2: [1e2, 1e3, 1e4], 3: [1e2, 3e2, 1e3]}, sph_candidates=20_000,
                   timing_n=[256, 512], timing_keys=128, timing_beta=16.0,
                   gap_n=512, gap_keys=128, gap_betas=[8, 32, 128],
-                  up_n=256, up_keys=128, up_gammas=[1, 2, 3, 4, 6, 8, 11]),
+                  up_n=256, up_keys=128, up_gammas=[1, 2, 3, 4, 6, 8, 11],
+                  sb_n=512, sb_keys=256, sb_betas=[4, 8, 16, 32]),
     "book": dict(_COMMON, op_n=256, op_L=128, op_starts=20, op_steps=20, quot_n=512, quot_keys=256,
                  quot_betas=[0.1, 1.0, 10.0, 100.0], noisy_n=2048, noisy_keys=512,
                  noisy_betas=[1, 2, 4, 8, 16, 32, 64], ns_n=4096, ns_keys=512, ns_sparse_n=4096, eps=[0.25, 0.5],
@@ -92,7 +95,8 @@ PRESETS = {
                                              4: [3e1, 6e1, 1e2, 2e2, 3e2]}, sph_candidates=30_000,
                  timing_n=[1024, 2048, 4096, 8192], timing_keys=512, timing_beta=64.0,
                  gap_n=4096, gap_keys=512, gap_betas=[8, 16, 32, 64, 128, 256, 512],
-                 up_n=2048, up_keys=512, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16]),
+                 up_n=2048, up_keys=512, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22],
+                 sb_n=2048, sb_keys=1024, sb_betas=[4, 8, 16, 32, 64, 128, 256]),
     "paper": dict(_COMMON, op_n=1024, op_L=512, op_starts=50, op_steps=50, quot_n=4096, quot_keys=2048,
                   quot_betas=[0.1, 1.0, 10.0, 100.0, 1000.0], noisy_n=16384, noisy_keys=2048,
                   noisy_betas=[1, 2, 4, 8, 16, 32, 64, 128], ns_n=16384, ns_keys=2048, ns_sparse_n=16384,
@@ -101,7 +105,8 @@ PRESETS = {
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
                   sph_candidates=2_000_000, timing_n=[1024, 2048, 4096, 8192, 16384], timing_keys=2048,
                   timing_beta=64.0, gap_n=16384, gap_keys=2048, gap_betas=[8, 16, 32, 64, 128, 256, 512, 1024, 2048],
-                  up_n=8192, up_keys=2048, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22, 32]),
+                  up_n=8192, up_keys=2048, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22, 32],
+                  sb_n=8192, sb_keys=4096, sb_betas=[4, 8, 16, 32, 64, 128, 256, 512, 1024]),
 }
 
 _BLOCK = 1024  # rows per block: a block of an n × L float64 matrix is at most 1024·L·8 bytes
@@ -1099,6 +1104,27 @@ def gap_experiment(p: dict, seed: int):
 
 
 @memoize
+def sphere_ball_experiment(p: dict, seed: int):
+    """AR-sphere-ball: truncated-SVD upper and lower certificates on the same materialised sphere S^2 matrices.
+
+    Queries and keys uniform on :math:`S^2` (``family_attention("sphere-3", ...)``), ``sb_n`` × ``sb_keys``,
+    a fresh draw per β in ``sb_betas``, both certificates per ε in ``eps``. The ball :math:`B^3` is not
+    materialised here: its lattice instance needs an SVD of a (2R+1)^3-column matrix (about a minute at γ = 6).
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for beta in p["sb_betas"]:
+        A = family_attention("sphere-3", p["sb_n"], p["sb_keys"], beta, rng)
+        for e in p["eps"]:
+            s = rank_upper_certificate(A, e, "svd")
+            lc = rank_lower_certificate(A, e)
+            out.append(dict(family="sphere d=3", d=3, beta=float(beta), eps=e, n=A.shape[0], L=A.shape[1],
+                            upper=s.rank, lower=lc.M, upper_error=s.error,
+                            lower_margin=lower_certificate_margin(A, lc)))
+    return out
+
+
+@memoize
 def upper_law_experiment(p: dict, seed: int):
     """AR-upper/AR-sphere-ball: upper certificates against β at fixed ε.
 
@@ -1169,11 +1195,14 @@ def upper_law_fits(res, tol: float = 0.10):
     return out
 
 
-def sphere_ball_fits(gap, up, tol: float = 0.10):
-    """Upper and lower certificate slopes against log β on the same matrices: sphere S^1 (``gap_experiment``)
-    and the ball B^2 lattice instance (``upper_law_experiment``), per ε, with theory (d−1)/2 = 1/2 and d/2 = 1."""
+def sphere_ball_fits(gap, up, tol: float = 0.10, sphere3=None):
+    """Upper and lower certificate slopes against log β on the same matrices: sphere S^1 (``gap_experiment``),
+    the ball B^2 lattice instance (``upper_law_experiment``) and, if given, sphere S^2
+    (``sphere_ball_experiment``), per ε, with theory (d−1)/2 = 1/2, d/2 = 1 and (d−1)/2 = 1."""
     out = []
     fams = [("sphere d=2", 0.5, gap, "upper", "lower"), ("ball d=2", 1.0, up["lattice"], "upper", "lower")]
+    if sphere3:
+        fams.append(("sphere d=3", 1.0, sphere3, "upper", "lower"))
     for fam, th, rows, ku, kl in fams:
         for e in sorted({r["eps"] for r in rows}):
             rs = [r for r in rows if r["eps"] == e]
@@ -1230,10 +1259,13 @@ def check_ar_sphere_ball(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AR-sphere-ball: lower and upper certificate slopes on the same matrices bracket the exponent."""
     p = preset(PRESETS, scale)
     if data is None:
-        data = dict(gap=gap_experiment(p, seed), upper=upper_law_experiment(p, seed))
+        data = dict(gap=gap_experiment(p, seed), upper=upper_law_experiment(p, seed),
+                    sphere3=sphere_ball_experiment(p, seed))
     tol = p["up_tol"]
-    fits = sphere_ball_fits(data["gap"], data["upper"], tol)
-    valid = all(r["lower_valid"] for r in data["upper"]["lattice"])
+    s3 = data.get("sphere3") or []
+    fits = sphere_ball_fits(data["gap"], data["upper"], tol, s3)
+    valid = (all(r["lower_valid"] for r in data["upper"]["lattice"])
+             and all(r["upper_error"] <= r["eps"] + 1e-12 and r["lower_margin"] > 0 for r in s3))
     if not valid or not fits:
         verdict = "unverifiable-here"
     elif any(f["lower_too_fast"] for f in fits):
@@ -1246,13 +1278,15 @@ def check_ar_sphere_ball(scale=None, seed: int = 0, data=None) -> Verdict:
                      f"{f['upper_slope']:.2f} (gap {f['gap']:.2f}, {'brackets' if f['bracket'] else 'does not bracket'})"
                      for f in fits)
     return Verdict("AR-sphere-ball", verdict,
-                   f"Both certificates on the same matrices, slopes against log β: {desc}. Sphere d = 3, 4 and ball "
-                   f"d = 3, 4, 6 have only the lower side (chapter 08), so the bracket is tried for d = 2 only; an upper "
-                   f"certificate bounds its own instance, the worst case over all inputs rests on AR-upper.",
-                   numbers=dict(fits=fits, lattice_lower_valid=valid),
+                   f"Both certificates on the same matrices, slopes against log β: {desc}. Sphere d = 4 and ball "
+                   f"d = 3, 4, 6 have only the lower side (chapter 08), so the bracket is tried for S^1, S^2 and B^2 "
+                   f"only; an upper certificate bounds its own instance, the worst case over all inputs rests on AR-upper.",
+                   numbers=dict(fits=fits, certificates_valid=valid),
                    thresholds=dict(bracket=f"lower slope <= (1 + {tol})·theory and upper slope >= (1 − {tol})·theory",
                                    refuted=f"lower-slope 95% CI entirely above (1 + {tol})·theory",
-                                   saturation="upper points with certificate >= min(n, L)/2 dropped"),
+                                   saturation="upper points with certificate >= min(n, L)/2 dropped",
+                                   valid="lattice own-cell masses > (1 + ε)/2; S^2 upper errors <= ε and lower "
+                                         "margins > 0"),
                    scale=p["scale"])
 
 
@@ -1329,3 +1363,28 @@ def plot_gap(rows, eps):
     ax.set_ylabel("rank certificate")
     ax.legend(fontsize=6)
     return fig, {k: [r[k] for r in rs] for k in rs[0]}
+
+
+def plot_sphere_ball(gap, up, sphere3, eps):
+    """Upper (circles) and lower (squares) certificates against β for S^1, B^2 (lattice) and S^2 at ``eps`` (a
+    family measured without it: at its largest ε), with the theory slope through the last lower point (dotted)."""
+    from .plotting import figure  # noqa: PLC0415
+
+    fig, ax = figure()
+    fams = (("sphere d=2", 0.5, gap), ("ball d=2", 1.0, up["lattice"]), ("sphere d=3", 1.0, sphere3))
+    data = {}
+    for i, (fam, th, rows) in enumerate(fams):
+        if not rows:
+            continue
+        e = eps if any(r["eps"] == eps for r in rows) else max(r["eps"] for r in rows)
+        rs = [r for r in rows if r["eps"] == e]
+        b = np.array([r["beta"] for r in rs], float)
+        lo = np.array([r["lower"] for r in rs], float)
+        ax.loglog(b, [r["upper"] for r in rs], "o-", color=f"C{i}", ms=3, label=f"{fam} ε = {e:g}, upper")
+        ax.loglog(b, np.where(lo > 0, lo, np.nan), "s--", color=f"C{i}", ms=3, label=f"{fam} ε = {e:g}, lower")
+        ax.loglog(b, lo[-1] * (b / b[-1]) ** th, ":", color=f"C{i}", lw=1)
+        data.update({f"{fam}_beta": b.tolist(), f"{fam}_upper": [r["upper"] for r in rs], f"{fam}_lower": lo.tolist()})
+    ax.set_xlabel("inverse temperature β")
+    ax.set_ylabel("rank certificate")
+    ax.legend(fontsize=6)
+    return fig, data
