@@ -825,12 +825,10 @@ def op_experiment(p: dict, seed: int):
             for _ in range(p["op_steps"]):
                 i = int(np.argmax(_vec_norm(D @ W, norm)))
                 y = D[i] @ W
-                g = {"l2": y / max(np.linalg.norm(y), 1e-300), "l1": np.sign(y),
-                     "linf": np.eye(p["op_m"])[int(np.argmax(np.abs(y)))] * np.sign(y[int(np.argmax(np.abs(y)))])}[norm]
-                W = np.outer(np.sign(D[i]), g) if norm != "linf" else np.outer(np.sign(D[i]), np.sign(y))
+                g = y / max(np.linalg.norm(y), 1e-300) if norm == "l2" else np.sign(y)
+                W = np.outer(np.sign(D[i]), g)
                 W /= np.maximum(_vec_norm(W, norm), 1e-300)[:, None]
                 best = max(best, operator_error(A, B, W, norm))
-            best = max(best, operator_error(A, B, W, norm))
         out.append(dict(norm=norm, row_l1=target, explicit=operator_error(A, B, V, norm),
                         max_value_norm=float(_vec_norm(V, norm).max()), search=best))
     return out
