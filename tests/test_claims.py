@@ -43,8 +43,8 @@ EXPECTED = {
     "AR-quotient": "verified",
     "AR-svd": "verified",
     "AR-nospeed": "verified",
-    "AR-upper": "unverifiable-here",
-    "AR-sphere-ball": "unverifiable-here",
+    "AR-upper": "verified",
+    "AR-sphere-ball": "verified",
     "AR-lower": "verified",
     "AR-synthetic": "verified",
 }

@@ -119,12 +119,6 @@ def test_property_svd_bridge_chain(seed, beta, r):
     assert b["error"] <= b["tau_exact"] + 1e-12 <= b["tau_width"] + 2e-12 <= b["tau_spec"] + 3e-12
 
 
-def test_lattice_count_against_brute_force():
-    for d, rho in ((2, 7.3), (3, 4.0), (4, 3.2)):
-        g = np.stack(np.meshgrid(*[np.arange(-8, 9)] * d, indexing="ij"), -1).reshape(-1, d)
-        assert rank._ball_lattice_count(rho, d) == int(((g**2).sum(axis=1) <= rho * rho + 1e-9).sum())
-
-
 def test_lattice_certificate_materialised():
     A, cells = rank.lattice_materialised(2, 10.0, 0.25)
     own = np.array([A[i, c].sum() for i, c in enumerate(cells)])
