@@ -197,3 +197,16 @@ def test_sphere_ball_experiment_certifies_and_fits(tmp_path, monkeypatch):
     s3 = [f for f in fits if f["family"] == "sphere d=3"][0]
     assert s3["upper_slope"] == pytest.approx(1.0) and s3["lower_slope"] == pytest.approx(1.0) and s3["bracket"]
     assert [f["family"] for f in rank.sphere_ball_fits(gap, up, 0.1)] == ["sphere d=2", "ball d=2"]
+
+
+def test_robust_experiment_certifies_through_the_residual(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(up_r=[1, 2], up_n=96, up_keys=64, planted_d=8, robust_sigma=1e-3, up_betas=[1.0, 10.0, 100.0, 1e4], up_eps=0.5)
+    rows = rank.robust_experiment(p, 0)
+    assert {x["r"] for x in rows} == {1, 2} and all(x["visible_dim"] == 8 for x in rows)
+    assert all(x["tau"] < x["eps"] and x["robust_error_on_A"] <= x["eps"] + 1e-12 for x in rows)
+    assert 1e4 not in {x["beta"] for x in rows}  # τ_W ≥ ε there: no robust certificate
+    synth = [dict(r=2, x=x, robust=int(x), direct=int(x), n=10**6, L=10**6, beta=x) for x in (10.0, 100.0, 1000.0)]
+    f = rank.robust_fits(synth)[0]
+    assert f["slope"] == pytest.approx(1.0, abs=1e-3) and f["consistent"] and f["robust_over_direct"] == 1.0
+    assert not rank.robust_fits([dict(s, robust=int(s["x"] ** 1.5)) for s in synth])[0]["consistent"]

@@ -14,6 +14,9 @@ Two worst-case families are evaluated exactly, at any inverse temperature β, wi
   (so every row is a product of 1-D discrete Gaussians). Lower certificate: the message rows
   (:func:`lattice_lower_count`). Upper certificates: the number of rows (B = A) and a Kronecker power of a
   1-D truncated SVD (:func:`lattice_kron_upper`).
+
+Everything here is one-dimensional (quadrature in one angle, a 1-D matrix, lattice counts), so it runs on NumPy
+whatever the backend: there is no large array to move to a GPU.
 """
 from __future__ import annotations
 
