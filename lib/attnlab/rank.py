@@ -111,14 +111,14 @@ PRESETS = {
     "paper": dict(_COMMON, op_n=1024, op_L=512, op_starts=50, op_steps=50, quot_n=4096, quot_keys=2048,
                   quot_betas=[0.1, 1.0, 10.0, 100.0, 1000.0], noisy_n=16384, noisy_keys=2048,
                   noisy_betas=[1, 2, 4, 8, 16, 32, 64, 128], ns_n=16384, ns_keys=2048, ns_sparse_n=16384,
-                  eps=[0.15, 0.25, 0.35, 0.5], lat_d=[2, 3, 4, 6], lat_betas=[1e3, 1e4, 1e5, 1e6, 1e7, 1e8],
+                  eps=[0.15, 0.25, 0.35, 0.5], lat_d=[2, 3, 4, 6], lat_betas=[1e3, 1e4, 1e5, 1e6, 1e7],
                   lat_check_gamma=40.0, sph_d=[2, 3, 4],
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
                   sph_candidates=2_000_000, timing_n=[1024, 2048, 4096, 8192, 16384], timing_keys=2048,
                   timing_beta=64.0, gap_n=16384, gap_keys=2048, gap_betas=[8, 16, 32, 64, 128, 256, 512, 1024, 2048],
                   up_n=8192, up_keys=2048, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22, 32],
                   sb_n=8192, sb_keys=4096, sb_betas=[4, 8, 16, 32, 64, 128, 256, 512, 1024],
-                  imp_sph_betas=[1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]),
+                  imp_sph_betas=[1e2, 3e2, 1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7]),
 }
 
 _BLOCK = 1024  # rows per block: a block of an n × L float64 matrix is at most 1024·L·8 bytes
