@@ -1117,16 +1117,17 @@ def implicit_law_experiment(p: dict, seed: int):
     (``seed`` unused).
     """
     sphere, ball = [], []
-    for e in p["eps"]:
-        for d in p["imp_sph_d"]:
-            for b in p["imp_sph_betas"]:
+    for d in p["imp_sph_d"]:
+        for b in p["imp_sph_betas"]:
+            for e in p["eps"]:
                 u, lo = sphere_harmonic_upper(d, b, e), sphere_gv_lower(d, b, e)
                 sphere.append(dict(family=f"sphere d={d}", geometry="sphere", d=d, r=d, beta=float(b), eps=e,
                                    Gamma=float(b), upper=u["rank"], upper_method=f"harmonics N={u['N']}",
                                    upper_error=u["error"], quadrature_mass=u["mass"], lower=lo["M"],
                                    lower_mass=lo["mass"], n=math.inf))
-        for d in p["lat_d"]:
-            for b in p["lat_betas"]:
+    for d in p["lat_d"]:
+        for b in p["lat_betas"]:
+            for e in p["eps"]:  # innermost, so the 1-D SVD (cached per γ) is computed once per (d, β)
                 u, lo = lattice_kron_upper(d, b, e), lattice_lower_count(d, b, e)
                 ball.append(dict(family=f"ball d={d}", geometry="ball", d=d, r=d, beta=u["beta"], eps=e,
                                  Gamma=float(u["beta"] * u["rho_Q"]), upper=u["rank"], upper_method=u["method"],

@@ -354,8 +354,9 @@ def _zonal_nodes(d, panels, nodes_per_panel):
     return th, mu / (math.sqrt(math.pi) * math.exp(special.gammaln((d - 1) / 2) - special.gammaln(d / 2)))
 
 
-def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None):
-    """L1(σ) errors of the partial sums p_0, p_1, ... at the nodes; stops at n_stop or at the first error ≤ eps."""
+def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None, last_only=False):
+    """L1(σ) errors of the partial sums p_0, p_1, ... at the nodes; stops at n_stop or at the first error ≤ eps.
+    With ``last_only`` only the error of the last partial sum is computed (and returned as a one-element list)."""
     lam = (d - 2) / 2
     t = np.cos(th)
     if d == 2:
@@ -377,9 +378,13 @@ def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None):
             c = (2 * t * (n + lam - 1) * c_prev - (n + 2 * lam - 2) * c_prev2) / n
         c_prev2, c_prev = c_prev, c
         S += b[n] * c
+        if last_only:
+            continue
         errs.append(float((np.abs(p - S) * mu).sum()))
         if eps is not None and errs[-1] <= eps:
             break
+    if last_only:
+        errs = [float((np.abs(p - S) * mu).sum())]
     return errs, float((p * mu).sum())
 
 
@@ -409,7 +414,7 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
     beta = positive_real(beta, "beta")
     eps = _eps(eps)
     if n_max is None:
-        n_max = int(math.ceil(3 * math.sqrt(beta * d * math.log(8 / eps)))) + 20
+        n_max = int(math.ceil(1.5 * math.sqrt(beta * d * math.log(8 / eps)))) + 20  # doubled below if too small
     panels = n_max + 64
     b = _harmonic_coefficients(d, beta, n_max)
     th, mu = _zonal_nodes(d, panels, nodes_per_degree)
@@ -417,7 +422,7 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
     errs, mass = _zonal_errors(d, beta, b, th, mu, eps=eps)
     while errs[-1] <= eps:
         N = len(errs) - 1
-        fine = _zonal_errors(d, beta, b, fth, fmu, n_stop=N)[0][-1]
+        fine = _zonal_errors(d, beta, b, fth, fmu, n_stop=N, last_only=True)[0][-1]
         gap = abs(fine - errs[-1])
         if fine + gap <= eps:
             return dict(d=d, beta=float(beta), eps=eps, N=N, rank=harmonic_dimension(d, N), error=fine,
