@@ -158,12 +158,12 @@ def test_bad_inputs():
 
 
 def test_implicit_fits_recover_known_slopes():
-    res = dict(sphere=[dict(family="sphere d=3", geometry="sphere", d=3, r=3, beta=b, eps=0.5, Gamma=b, upper=2 * b,
+    res = dict(sphere=[dict(family="sphere d=3", geometry="sphere", d=3, r=3, beta=b, beta_nominal=b, eps=0.5, Gamma=b, upper=2 * b,
                             lower=b / 4, upper_method="harmonics", upper_error=0.4, lower_mass=0.8, n=math.inf) for b in (1e2, 1e3, 1e4, 1e5)],
-               ball=[dict(family="ball d=2", geometry="ball", d=2, r=2, beta=b, eps=0.5, Gamma=b, upper=b ** 1.3,
+               ball=[dict(family="ball d=2", geometry="ball", d=2, r=2, beta=0.97 * b, beta_nominal=b, eps=0.5, Gamma=b, upper=b ** 1.3,
                           lower=b ** 1.2, upper_method="rows", upper_error=0.0, lower_mass=0.8, n=b ** 1.3) for b in (1e2, 1e3, 1e4, 1e5)])
     f = {x["family"]: x for x in rank.implicit_fits(res, 0.1, 2)}
     s3, b2 = f["sphere d=3"], f["ball d=2"]
-    assert s3["points"] == 3 and s3["upper_slope"] == pytest.approx(1) and s3["lower_slope"] == pytest.approx(1)
+    assert s3["points"] == b2["points"] == 3 and s3["decades"] == b2["decades"] == 2 and s3["upper_slope"] == pytest.approx(1) and s3["lower_slope"] == pytest.approx(1)
     assert s3["bracket"] and s3["consistent"] and not s3["lower_too_fast"] and s3["valid"]
     assert b2["lower_too_fast"] and not b2["bracket"] and b2["faster_lower"] and not b2["consistent"]
