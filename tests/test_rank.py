@@ -156,6 +156,8 @@ def test_bad_inputs():
         rank.rank_upper_certificate(A, 0.5, "magic")
     with pytest.raises(TypeError, match="A must be"):
         rank.row_l1_error("x", A)
+    with pytest.raises(ValueError, match="eps must be < 1"):
+        rank.lattice_instance(2, 3.0, 1.2)
 
 
 @pytest.mark.parametrize("r", [0, 1, 2, 3])

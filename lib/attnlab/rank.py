@@ -679,6 +679,8 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     positive_int(d, "d")
     positive_real(gamma, "gamma")
     eps = _eps(eps)
+    if eps >= 1:
+        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
     R = math.ceil(gamma) + margin
     grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
     g = math.floor(gamma)
