@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, spatial
 
-from ._validate import as_float_array, in_open_interval, positive_int, positive_real
+from ._validate import as_float_array, positive_int, positive_real
 from .backend import get_array_module, to_numpy
 from .cache import memoize
 from .scale import preset
 from .softmax import logsumexp, softmax
 from .stats import fit_slope
 from .verdict import Verdict
-from .rank_implicit import (_dgauss_mass, lattice_kron_upper, lattice_lower_count, sphere_cap_mass,
-                            sphere_gv_lower, sphere_harmonic_upper)
+from . import rank_implicit as ri
+from .rank_implicit import _eps, lattice_kron_upper, lattice_lower_count, sphere_cap_mass, sphere_gv_lower, sphere_harmonic_upper
 
 __all__ = [
     "PRESETS",
@@ -138,10 +138,6 @@ def _stochastic(A, name="A", tol=1e-8):
     if bool((A < -tol).any()) or bool((xp.abs(A.sum(axis=1) - 1) > tol * A.shape[1] + tol).any()):
         raise ValueError(f"{name} must be row-stochastic (non-negative rows summing to 1)")
     return A
-
-
-def _eps(eps):
-    return in_open_interval(eps, 0.0, 2.0, "eps")
 
 
 # --------------------------------------------------------------------------- AR-op
@@ -560,6 +556,17 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
 
 
 # --------------------------------------------------------------------------- AR-svd
+def _bridge_subspace(Q, K, r, center=None):
+    """u = Q − centre, the visible centred keys Z (projected on span u), the singular values of Z and its top-r
+    right singular vectors W (columns)."""
+    xp = get_array_module(Q, K)
+    u = Q - (Q.mean(axis=0) if center is None else center)
+    U = _span(u, 1e-10)
+    Z = ((K - K.mean(axis=0)) @ U) @ U.T
+    _, s, Vt = xp.linalg.svd(Z, full_matrices=False)
+    return u, Z, s, Vt[:r].T
+
+
 def svd_bridge(Q, K, beta, r: int, *, center=None):
     r"""Residual tolerances of the rank-r SVD subspace W of the centred visible keys (AR-svd).
 
@@ -579,12 +586,7 @@ def svd_bridge(Q, K, beta, r: int, *, center=None):
     if Q.shape[1] != K.shape[1]:
         raise ValueError(f"K must have the width d = {Q.shape[1]} of Q, got {K.shape[1]}")
     xp = get_array_module(Q, K)
-    c = Q.mean(axis=0) if center is None else center
-    u = Q - c
-    U = _span(u, 1e-10)
-    Z = ((K - K.mean(axis=0)) @ U) @ U.T
-    _, s, Vt = xp.linalg.svd(Z, full_matrices=False)
-    W = Vt[:r].T
+    u, Z, s, W = _bridge_subspace(Q, K, r, center)
     E = Z - (Z @ W) @ W.T
     H = beta * (u @ E.T)
     osc = H.max(axis=1) - H.min(axis=1)
@@ -679,7 +681,8 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     positive_int(d, "d")
     positive_real(gamma, "gamma")
     eps = _eps(eps)
-    if eps >= 1:
+    h = ri.cell_half_width(d, eps)
+    if h is None:
         raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
     R = math.ceil(gamma) + margin
     grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
@@ -687,12 +690,11 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     cs = np.stack(np.meshgrid(*[np.arange(-g, g + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
     cs = cs[np.linalg.norm(cs, axis=1) <= gamma]
     A = softmax(cs @ grid.T - 0.5 * (grid * grid).sum(axis=1)[None, :])
-    h = next(h for h in range(30) if _dgauss_mass(h, 60, 60) ** d > (1 + eps) / 2)
     ell = 2 * h + 1
     messages = np.nonzero((np.mod(cs, ell) == 0).all(axis=1))[0]
     cells = [np.nonzero(np.abs(grid - cs[i]).max(axis=1) <= h)[0] for i in messages]
     own = np.array([A[i, c].sum() for i, c in zip(messages, cells)])
-    info = dict(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(gamma * math.sqrt(d) * R),
+    info = dict(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(ri.lattice_beta(d, gamma, margin)),
                 min_own_mass=float(own.min()), rho_Q=chebyshev_radius(cs / gamma),
                 rho_K=chebyshev_radius(grid / (math.sqrt(d) * R)))
     return A, messages, cells, info
@@ -716,10 +718,9 @@ def sphere_packing(d: int, angle: float, n_candidates: int, rng):
 def sphere_lower_count(d, beta, eps, n_candidates, rng):
     r"""Lower certificate on the sphere: messages at pairwise angle > 2ρ, own sets the caps of radius ρ,
     keys the uniform measure on :math:`S^{d-1}` (the limit of many equal-weight tokens). ρ is the
-    smallest angle (bisection) with cap mass > (1+ε)/2. Returns a dict with M and ρ."""
+    smallest angle with cap mass > (1+ε)/2 (:func:`~attnlab.rank_implicit.cap_radius`). Returns a dict with M and ρ."""
     eps = _eps(eps)
-    thr = (1 + eps) / 2
-    rho = optimize.brentq(lambda t: sphere_cap_mass(d, beta, t) - thr, 1e-9, math.pi, xtol=1e-13) * (1 + 1e-9)
+    rho = ri.cap_radius(d, beta, eps)
     P = sphere_packing(d, 2 * rho, n_candidates, rng)
     return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(P.shape[0]), mass=sphere_cap_mass(d, beta, rho),
                 candidates=n_candidates)
@@ -812,10 +813,7 @@ def robust_experiment(p: dict, seed: int):
     out = []
     for r in p["up_r"]:
         Q, K = noisy_head(p["up_n"], p["up_keys"], p["planted_d"], r, p["robust_sigma"], rng)
-        u = Q - Q.mean(axis=0)
-        U = _span(u, 1e-10)
-        Z = ((K - K.mean(axis=0)) @ U) @ U.T
-        W = np.linalg.svd(Z, full_matrices=False)[2][:r].T
+        u, Z, _, W = _bridge_subspace(Q, K, r)
         rho = chebyshev_radius(u @ W) * chebyshev_radius(Z @ W)
         exact = visible_interaction_dim(Q, K).r
         for beta in p["up_betas"]:
@@ -889,19 +887,10 @@ def lattice_experiment(p: dict, seed: int):
 def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
     """The lattice instance materialised (small γ): rows = all message queries, columns = the cube's points.
 
-    Returns ``(A, cells)`` with A the message rows of the weighted Gibbs matrix and ``cells`` their own cells.
+    Returns ``(A, cells)`` with A the message rows of :func:`lattice_instance` and ``cells`` their own cells.
     """
-    R = math.ceil(gamma) + margin
-    grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
-    h = next(h for h in range(30) if _dgauss_mass(h, 60, 60) ** d > (1 + eps) / 2)
-    ell = 2 * h + 1
-    m = int(gamma // ell)
-    cents = np.stack(np.meshgrid(*[np.arange(-m, m + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float) * ell
-    cents = cents[np.linalg.norm(cents, axis=1) <= gamma]
-    logits = cents @ grid.T - 0.5 * (grid * grid).sum(axis=1)[None, :]  # γ⟨x,u⟩ − ‖u‖²/2 with x = c/γ
-    A = softmax(logits)
-    cells = [np.nonzero(np.abs(grid - c).max(axis=1) <= h)[0] for c in cents]
-    return A, cells
+    A, messages, cells, _ = lattice_instance(d, gamma, eps, margin=margin)
+    return A[messages], cells
 
 
 def slopes_table(rows, theory):
@@ -1151,8 +1140,6 @@ def implicit_checks(p: dict, seed: int):
     against the bound. ``packing``: on S^1 the packing bound ⌈1/σ(cap_2ρ)⌉ against the explicit equally spaced
     packing ⌈π/ρ⌉ − 1.
     """
-    from . import rank_implicit as ri  # noqa: PLC0415
-
     rng = np.random.default_rng(seed)
     beta, e = 200.0, 0.25
     u = ri.sphere_harmonic_upper(2, beta, e)
@@ -1167,16 +1154,13 @@ def implicit_checks(p: dict, seed: int):
     lb = 300.0
     c = ri.lattice_kron_upper(2, lb, e)
     A2, _, _, info = lattice_instance(2, c["gamma"], e, margin=8)
-    A1, U1, s1, Vt1 = ri._lattice_svd(c["gamma"], 8)
     k = c["k1"]
-    B1 = (U1[:, :k] * s1[:k]) @ Vt1[:k]
+    A1, B1 = ri.kron_factor(c["gamma"], k)
     g = math.floor(c["gamma"])
     cs = [(int(x), int(y)) for x in range(-g, g + 1) for y in range(-g, g + 1) if x * x + y * y <= c["gamma"] ** 2]
     B2 = np.stack([np.kron(B1[x + g], B1[y + g]) for x, y in cs])
-    E1 = float(np.abs(A1 - B1).sum(axis=1).max())
-    S1 = float(np.abs(B1).sum(axis=1).max())
     lattice = dict(beta=lb, eps=e, gamma=c["gamma"], rows=A2.shape[0], cols=A2.shape[1], k1=k, kron_rank=k * k,
-                   materialised_rank=int(np.linalg.matrix_rank(B2)), bound=E1 * (1 + S1),
+                   materialised_rank=int(np.linalg.matrix_rank(B2)), bound=ri.kron_error_bound(A1, B1, 2),
                    materialised_error=row_l1_error(A2, B2))
     g_low = ri.sphere_gv_lower(2, 1e4, e)
     packing = dict(beta=1e4, eps=e, rho=g_low["rho"], bound_M=g_low["M"],

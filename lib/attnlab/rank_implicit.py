@@ -30,14 +30,19 @@ from ._validate import in_open_interval, positive_int, positive_real
 from .softmax import softmax
 
 __all__ = [
+    "lattice_beta",
     "lattice_gamma",
+    "cell_half_width",
     "lattice_row_count",
     "lattice_query_radius",
     "lattice_lower_count",
     "lattice_1d",
+    "kron_factor",
+    "kron_error_bound",
     "lattice_kron_upper",
     "sphere_cap_mass",
     "cap_area",
+    "cap_radius",
     "harmonic_dimension",
     "sphere_harmonic_upper",
     "sphere_gv_lower",
@@ -98,13 +103,29 @@ def lattice_row_count(d: int, gamma: float) -> int:
     return _ball_lattice_count(gamma, d)
 
 
+def lattice_beta(d: int, gamma: float, margin: int = 8) -> float:
+    r"""Inverse temperature :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` of the lattice instance at scale γ."""
+    return gamma * math.sqrt(d) * (math.ceil(gamma) + margin)
+
+
 def lattice_gamma(d: int, beta: float, margin: int = 8) -> float:
-    r"""The lattice scale γ with :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` (bisection; monotone)."""
+    r"""The largest lattice scale γ with :func:`lattice_beta` ≤ β (bisection; lattice_beta is increasing but jumps
+    at integer γ, so the instance's own β may be below the argument)."""
     lo, hi = 0.0, math.sqrt(beta) + 1
     for _ in range(200):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if mid * math.sqrt(d) * (math.ceil(mid) + margin) < beta else (lo, mid)
+        lo, hi = (mid, hi) if lattice_beta(d, mid, margin) < beta else (lo, mid)
     return lo
+
+
+def cell_half_width(d: int, eps: float):
+    r"""Smallest h with :math:`m(h)^d > (1+\epsilon)/2`, m(h) the full-lattice mass of [−h, h] under the 1-D discrete
+    Gaussian :math:`e^{-t^2/2}`: message cells of the lattice certificate are cubes of side ℓ = 2h + 1. None for
+    ε ≥ 1 (no set carries mass > 1)."""
+    thr = (1 + eps) / 2
+    if thr >= 1:
+        return None
+    return next(h for h in range(60) if _dgauss_mass(h, 60, 60) ** d > thr)
 
 
 def _max_sum_of_squares(m: int, d: int) -> int:
@@ -167,17 +188,16 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
     eps = _eps(eps)
     gamma = lattice_gamma(d, beta, margin)
     R = math.ceil(gamma) + margin
-    thr = (1 + eps) / 2
     t = np.arange(-R, R + 1, dtype=float)
     log10_tokens = float(d * (R**2 / 2 + np.log(np.exp(-t**2 / 2).sum())) / math.log(10))
-    out = dict(d=d, beta=gamma * math.sqrt(d) * R, beta_nominal=float(beta), eps=eps, gamma=gamma, R=R,
+    out = dict(d=d, beta=lattice_beta(d, gamma, margin), beta_nominal=float(beta), eps=eps, gamma=gamma, R=R,
                log10_tokens=log10_tokens)
-    if thr >= 1:  # ε ≥ 1: B = 0 is within ε, so r_ε = 0 and there is nothing to certify
+    h = cell_half_width(d, eps)
+    if h is None:  # ε ≥ 1: B = 0 is within ε, so r_ε = 0 and there is nothing to certify
         return dict(out, ell=None, M=0, mass=1.0, margin_ok=True)
-    h = next(h for h in range(60) if _dgauss_mass(h, 60, 60) ** d > thr)
     mass = _dgauss_mass(h, 60, 60) ** d
     return dict(out, ell=2 * h + 1, M=_ball_lattice_count(gamma / (2 * h + 1), d), mass=float(mass),
-                margin_ok=bool(mass > thr))
+                margin_ok=bool(mass > (1 + eps) / 2))
 
 
 def lattice_1d(gamma: float, margin: int = 8):
@@ -192,6 +212,18 @@ def lattice_1d(gamma: float, margin: int = 8):
 def _lattice_svd(gamma, margin):
     A1 = lattice_1d(gamma, margin)
     return (A1, *np.linalg.svd(A1, full_matrices=False))
+
+
+def kron_factor(gamma: float, k: int, margin: int = 8):
+    """``(A1, B1)``: the 1-D factor of the lattice instance and its rank-k truncated SVD."""
+    A1, U, s, Vt = _lattice_svd(gamma, margin)
+    return A1, (U[:, :k] * s[:k]) @ Vt[:k]
+
+
+def kron_error_bound(A1, B1, d: int) -> float:
+    r"""The bound :math:`E\sum_{j<d}S^j` on the row-ℓ1 error of :math:`B_1^{\otimes d}` (see :func:`lattice_kron_upper`)."""
+    E, S = float(np.abs(A1 - B1).sum(axis=1).max()), float(np.abs(B1).sum(axis=1).max())
+    return E * sum(S**j for j in range(d))
 
 
 def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_max: int = 4096):
@@ -219,19 +251,16 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     eps = _eps(eps)
     gamma = lattice_gamma(d, beta, margin)
     n = _ball_lattice_count(gamma, d)
-    out = dict(d=d, beta=gamma * math.sqrt(d) * (math.ceil(gamma) + margin), beta_nominal=float(beta), eps=eps,
+    out = dict(d=d, beta=lattice_beta(d, gamma, margin), beta_nominal=float(beta), eps=eps,
                gamma=gamma, margin=margin, n=n, rho_Q=lattice_query_radius(d, gamma))
-    if 2 * math.floor(gamma) + 1 > svd_max:
-        return dict(out, k1=None, size_1d=2 * math.floor(gamma) + 1, kron_rank=None, rank=n, method="rows",
-                    error_bound=0.0)
-    A1, U, s, Vt = _lattice_svd(gamma, margin)
+    size = 2 * math.floor(gamma) + 1
+    if size > svd_max:
+        return dict(out, k1=None, size_1d=size, kron_rank=None, rank=n, method="rows", error_bound=0.0)
 
     def bound(k):
-        B1 = (U[:, :k] * s[:k]) @ Vt[:k]
-        E, S = float(np.abs(A1 - B1).sum(axis=1).max()), float(np.abs(B1).sum(axis=1).max())
-        return E * sum(S**j for j in range(d))
+        return kron_error_bound(*kron_factor(gamma, k, margin), d)
 
-    lo, hi = 1, s.size
+    lo, hi = 1, size
     while lo < hi:  # bisection for the smallest k with bound(k) <= eps (bound(s.size) = 0 up to rounding)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if bound(mid) <= eps else (mid + 1, hi)
@@ -239,7 +268,7 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     while bound(k1) > eps:  # the bound need not be monotone in k: step up until it holds
         k1 += 1
     kron = k1**d
-    return dict(out, k1=k1, size_1d=int(s.size), kron_rank=kron, rank=min(kron, n),
+    return dict(out, k1=k1, size_1d=size, kron_rank=kron, rank=min(kron, n),
                 method="kronecker-svd" if kron < n else "rows", error_bound=bound(k1) if kron < n else 0.0)
 
 
@@ -289,6 +318,13 @@ def cap_area(d: int, angle: float) -> float:
     return half if angle <= math.pi / 2 else 1.0 - half
 
 
+def cap_radius(d: int, beta: float, eps: float) -> float:
+    """The angular radius ρ of a cap around x carrying :math:`p_x`-mass > (1+ε)/2 (ε < 1): the root of
+    :func:`sphere_cap_mass` = (1+ε)/2 (Brent), enlarged by a relative 1e-9 so the inequality is strict."""
+    thr = (1 + eps) / 2
+    return optimize.brentq(lambda t: sphere_cap_mass(d, beta, t) - thr, 1e-12, math.pi, xtol=1e-14) * (1 + 1e-9)
+
+
 def sphere_gv_lower(d: int, beta: float, eps: float):
     r"""Lower certificate of the continuum sphere at (β, ε), without constructing the messages.
 
@@ -306,10 +342,9 @@ def sphere_gv_lower(d: int, beta: float, eps: float):
     d = _sphere_dim(d)
     positive_real(beta, "beta")
     eps = _eps(eps)
-    thr = (1 + eps) / 2
-    if thr >= 1:  # ε ≥ 1: the zero matrix is within ε
+    if eps >= 1:  # the zero matrix is within ε
         return dict(d=d, beta=float(beta), eps=eps, rho=math.pi, M=0, mass=1.0)
-    rho = optimize.brentq(lambda t: sphere_cap_mass(d, beta, t) - thr, 1e-12, math.pi, xtol=1e-14) * (1 + 1e-9)
+    rho = cap_radius(d, beta, eps)
     M = 1 if 2 * rho >= math.pi else math.ceil(1 / cap_area(d, 2 * rho))
     return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(M), mass=float(sphere_cap_mass(d, beta, rho)))
 
