@@ -49,7 +49,8 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- PDA, seed 000
     Claim("PDA-alg", S000, "Algorithm 2.1; second half §2.1",
           "P ∈ R^{d×m}, P_ij ~ N(0,1/m); S̃ = (QP)(KP)ᵀ/√m; Ã = rowsoftmax(S̃); Ã_r its best rank-r approximation; "
-          "Õ_r = Ã_r V (m = 128 or 256, r = 32 or 64). The second half uses S̃_ij = √d·⟨Pq_i, Pk_j⟩, q = Q/√d.",
+          "Õ_r = Ã_r V (m = 128 or 256, r = 32 or 64). The second half (and the draft's own §3.3) uses "
+          "S̃_ij = √d·⟨Pq_i, Pk_j⟩, q = Q/√d: which scaling estimates S without bias, and what does the other do?",
           JL, "attnlab.jl:check_pda_alg"),
     Claim("PDA-jl", S000, "Thm 3.1 (both halves)",
           "For unit u, v and ε ∈ (0, 1/2): Pr(|⟨Pu,Pv⟩ − ⟨u,v⟩| ≥ ε) ≤ 4·exp(−mε²/8), P ∈ R^{m×d} with N(0,1/m) entries.",
@@ -59,7 +60,8 @@ CLAIMS: tuple[Claim, ...] = (
           "(the proof reaches log(4L/δ) and 'simplifies' it to log(2L/δ)).",
           JL, "attnlab.jl:check_pda_row"),
     Claim("PDA-global", S000, "Thm 3.3; second half Thm 4.1",
-          "m ≥ (8d/ε²)·log(2L²/δ) ⇒ with probability ≥ 1−δ, |S̃_ij − S_ij| ≤ ε for all i, j.",
+          "m ≥ (8d/ε²)·log(2L²/δ) ⇒ with probability ≥ 1−δ, |S̃_ij − S_ij| ≤ ε for all i, j (the proof reaches "
+          "log(4L²/δ)); both theorems are stated for any ε > 0 while the JL step needs ε/√d < 1/2.",
           JL, "attnlab.jl:check_pda_global"),
     Claim("PDA-lip", S000, "Lemma 3.4; second half Lemma 3.2",
           "‖softmax(x) − softmax(y)‖₁ ≤ 2‖x − y‖_∞ (proof via the Jacobian diag(f) − ffᵀ).",
@@ -75,7 +77,8 @@ CLAIMS: tuple[Claim, ...] = (
           "‖O − Õ_r‖_F ≤ (2ε√L + C·r^(−(α−1/2))/√(2α−1))·‖V‖_F.",
           "notebooks/04-pda", "attnlab.pda:check_pda_total"),
     Claim("PDA-time", S000, "§4.1",
-          "Time O(Ldm + L²m + L²r·log r + Lr·d_v), faster than O(L²d) because m ≪ d (while recommending m = 128 or 256).",
+          "Time O(Ldm + L²m + L²r·log r + Lr·d_v), faster than O(L²d) because m ≪ d (while recommending m = 128 or 256); "
+          "'the dominant term is L²m' although r·log₂r = 384 > m = 128 at r = 64; the total drops an Lr² term.",
           "notebooks/04-pda", "attnlab.pda:check_pda_time"),
     Claim("PDA-space", S000, "§4.2", "Space O(Ld + Lm + Lr), with S̃ streamed.", "notebooks/04-pda", "attnlab.pda:check_pda_space"),
     Claim("PDA-param", S000, "§5.1; second half §6.2",
@@ -91,7 +94,8 @@ CLAIMS: tuple[Claim, ...] = (
           "With Gaussian Q, K and d_k ≪ n the singular values of softmax(QKᵀ/√d_k) drop to zero after the d_k-th.",
           "notebooks/03-spectrum", "attnlab.spectrum:check_lr_cutoff"),
     Claim("LR-energy", S001, "softmax sharpening",
-          "Sharpening lowers the effective rank further; at d_k = 64 usually 5–10 singular values hold over 90% of the energy.",
+          "Sharpening lowers the effective rank further; at d_k = 64 usually 5–10 singular values hold over 90% of the "
+          "energy (said of attention in practice; the passage takes rank(A) = d_k = 64).",
           "notebooks/03-spectrum", "attnlab.spectrum:check_lr_energy"),
     Claim("LR-kernel", S001, "kernel view", "exp(qᵀk/√d) is a positive-definite kernel.", "notebooks/03-spectrum",
           "attnlab.spectrum:check_lr_kernel"),
@@ -100,7 +104,9 @@ CLAIMS: tuple[Claim, ...] = (
           "k = n/4 or n/8 loses almost nothing."),
     Claim("LR-favor", S001, "Performer / FAVOR+",
           "φ(x) = exp(−‖x‖²/2)/√m·[exp(ω_iᵀx)]_i, ω_i ~ N(0, I), gives E[φ(q)ᵀφ(k)] = exp(qᵀk); orthogonal ω lower the "
-          "variance; cost O(n·m·d_k); causal via prefix sums; m = O(d log d), in practice 2d to 4d."),
+          "variance; the identity as first displayed (l. 227) and as derived; '+ means orthogonal', with ω rows of an "
+          "orthogonal matrix (l. 243); q, k scaled by d^(−1/4); cost O(n·m·d_k); causal via prefix sums; m = O(d log d), "
+          "in practice 2d to 4d."),
     Claim("LR-example", S001, "worked example",
           "q = (1,0), k = (0.5,0.5), ω₁ = (1,0), ω₂ = (0,1) gives 1.4478 against exp(0.5) = 1.6487 (about 12% error)."),
     # ---- sparse patterns, seed 002
@@ -116,7 +122,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-fixed-d", S003, "Thm 1.3",
           "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching."),
     Claim("AT-lowrank", S003, "Thm 1.4",
-          "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ (printed K'ᵀ = V_Qᵀ U_K V_Kᵀ).",
+          "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ (the notes' K'ᵀ = V_Qᵀ U_K V_Kᵀ does not "
+          "multiply); the time bound's proof uses max(r_Q, r_K).",
           "notebooks/06-hardness", "attnlab.hardness:check_at_lowrank"),
     Claim("AT-grad", S003, "Thm 4.3",
           "Gradient of ½‖FH − E‖_F², F = rowsoftmax(A₁XA₂ᵀ): A₁ᵀ(F∘G − diag(r)·F)A₂ (printed: F·diag((F∘Gᵀ)·1)); "
@@ -128,7 +135,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-maxip", S003, "Lemma 5.3", "Scores C₀·(a_i·b_j): log(S_i)/C₀ rounds to max_j a_i·b_j.",
           "notebooks/06-hardness", "attnlab.hardness:check_at_maxip"),
     Claim("AT-ov", S003, "Eq. (5)",
-          "k = 1/(10n), sentinel c = 1/2: no orthogonal pair ⇒ o_i ≤ 1/6; an orthogonal pair ⇒ o_i ≥ 2/3.",
+          "k = 1/(10n) (the notes' choice; the paper uses k = γ/n), sentinel c = 1/2: no orthogonal pair ⇒ o_i ≤ 1/6; "
+          "an orthogonal pair ⇒ o_i ≥ 2/3.",
           "notebooks/06-hardness", "attnlab.hardness:check_at_ov"),
     Claim("AT-log2", S003, "Thm 5.7", "Scaling Q and K by log 2 gives scores (log 2)²·a·b; e^((log 2)²) ≈ 1.6168, not 2.",
           "notebooks/06-hardness", "attnlab.hardness:check_at_log2"),
@@ -143,7 +151,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-quotient", S004, "visible interaction dimension",
           "The attention matrix is an r-dimensional weighted Gibbs family, r = dim span{P_U(k_j − k_1)}; r = 0 gives rank one.",
           "notebooks/07-rank-upper", "attnlab.rank:check_ar_quotient"),
-    Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K.",
+    Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K (Chebyshev radii), via a support body, a Bregman/KL "
+          "identity, polytope approximation and Pinsker (with t = ε²/γ the gap gives ℓ1 ≤ √2·ε).",
           "notebooks/07-rank-upper", "attnlab.rank:check_ar_upper"),
     Claim("AR-sphere-ball", S004, "geometric laws", "Worst case on S^(d−1): rank ~ β^((d−1)/2); on B^d: β^(d/2).",
           "notebooks/07-rank-upper", "attnlab.rank:check_ar_sphere_ball"),
@@ -157,9 +166,50 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/07-rank-upper", "attnlab.rank:check_ar_svd"),
     Claim("AR-bert", S004, "BERT calibration",
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
-          "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension."),
+          "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension (elsewhere "
+          "called a 41.9% 'reduction')."),
     Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up.",
           "notebooks/07-rank-upper", "attnlab.rank:check_ar_nospeed"),
+    # ---- found on a second reading (claims.md, 2026-11-30)
+    Claim("PDA-def", S000, "second half §2 (l. 207)",
+          "S̃_ij = √d·⟨Pq_i, Pk_j⟩ = (√d/m)·Σ_k (Pq_i)_k(Pk_j)_k: are the two expressions equal, and which one estimates S "
+          "without bias for P with N(0, 1/m) entries?"),
+    Claim("PDA-amplify", S000, "l. 193",
+          "Softmax's exponential may amplify the error, especially when there are very large values (against Lemma 3.4)."),
+    Claim("PDA-cubic", S000, "second half (l. 355, 385)",
+          "With m from the parameter rule, O(L²m) becomes O(L³), the same order as standard attention."),
+    Claim("PDA-speed", S000, "abstract and conclusion (l. 3, 161, 165)",
+          "'Experiments show' PDA markedly reduces the cost of attention and makes million-length sequences feasible "
+          "(no experiment is reported)."),
+    Claim("LR-sparse", S001, "l. 62",
+          "A 1024-token sequence whose tokens each attend to 3–5 others gives an attention matrix that can obviously be "
+          "approximated well by a low-rank matrix."),
+    Claim("LR-wide", S001, "l. 77",
+          "When d_k ≥ n the singular values of the demo's attention matrix still decay fast."),
+    Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
+          "Linformer O(nk) and Performer O(nmd) time and memory, faster than standard attention."),
+    Claim("SP-robust", S002, "l. 11, 28, 34",
+          "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ."),
+    Claim("SP-tight", S002, "l. 6, 34",
+          "The smallest working d sits far below the bound, said to verify the tightness of the theory."),
+    Claim("AT-search", S003, "Claim 5.2 (l. 125)",
+          "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
+          "oracle error O(η) still separates (1 ± η)c_i."),
+    Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
+          "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X)."),
+    Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
+          "For the random instance, the number of orthogonal pairs is odd with probability 1/2."),
+    Claim("AR-coarse", S004, "l. 160",
+          "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
+          "than 2·tanh(osc(h)/4)."),
+    Claim("AR-rlower", S004, "l. 96",
+          "A matching lower bound β^(r/2) in the interaction dimension r (the exponent r/2 is minimax-sharp), and the "
+          "sphere's lower bound."),
+    Claim("AR-count", S004, "l. 106, 128, 162",
+          "17,850,625 message states ≈ 10^88946 tokens for the largest ball test; message centres (b√β)^d in one place, "
+          "(b√β/L)^d in another."),
+    Claim("AR-const", S004, "l. 136",
+          "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?)."),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}
