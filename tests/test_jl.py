@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from attnlab import jl
-from attnlab.stats import clopper_pearson
+from attnlab.audit.stats import clopper_pearson
 
 
 def test_tail_at_c1_is_chi_square():

@@ -199,7 +199,7 @@ def test_chain_measure_against_dense():
 
 
 def test_chain_experiment_smoke_has_sqrtL_real_and_slopes():
-    from attnlab.scale import preset
+    from attnlab.audit.scale import preset
 
     rows = pt.chain_experiment(preset(pt.PRESETS, "smoke"), 0)
     tk = [r for r in rows if r["kind"] == "two-key"]

@@ -32,10 +32,10 @@ import numpy as np
 from ._validate import as_float_array, positive_int
 from .attention import attention, attention_blocked
 from .backend import get_array_module
-from .cache import memoize
-from .scale import preset
+from .audit.cache import memoize
+from .audit.scale import preset
 from .softmax import softmax
-from .verdict import Verdict
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",

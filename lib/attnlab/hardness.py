@@ -20,9 +20,9 @@ import numpy as np
 from ._validate import as_float_array, in_open_interval, positive_int, positive_real
 from .attention import attention
 from .backend import get_array_module
-from .cache import memoize
-from .scale import preset
-from .verdict import Verdict
+from .audit.cache import memoize
+from .audit.scale import preset
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",

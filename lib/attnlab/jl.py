@@ -24,10 +24,10 @@ from tqdm import tqdm
 
 from ._validate import in_open_interval, positive_int, positive_real
 from .backend import rng_module
-from .cache import memoize
-from .scale import preset
-from .stats import clopper_pearson, fit_slope
-from .verdict import Verdict
+from .audit.cache import memoize
+from .audit.scale import preset
+from .audit.stats import clopper_pearson, fit_slope
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",

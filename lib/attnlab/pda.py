@@ -20,12 +20,12 @@ from ._validate import in_open_interval, positive_int, positive_real, qkv
 from .attention import attention, attention_blocked
 from .backend import get_array_module, is_cupy, rng_module
 from .projection import gaussian_projection, projected_logits
-from .cache import memoize
-from .scale import preset
+from .audit.cache import memoize
+from .audit.scale import preset
 from .softmax import softmax
 from .spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
-from .stats import fit_slope
-from .verdict import Verdict
+from .audit.stats import fit_slope
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",

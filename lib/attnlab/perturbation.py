@@ -29,10 +29,10 @@ from tqdm import tqdm
 from ._validate import as_float_array, positive_int, positive_real
 from .adversarial import sup_ratio
 from .backend import get_array_module
-from .cache import memoize
+from .audit.cache import memoize
 from .softmax import softmax
-from .stats import fit_slope
-from .verdict import Verdict
+from .audit.stats import fit_slope
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",
@@ -638,7 +638,7 @@ def chain_slopes(rows, key="r_A_fro"):
 
 # --------------------------------------------------------------------------- checks
 def _scale_p(scale):
-    from .scale import preset  # noqa: PLC0415
+    from .audit.scale import preset  # noqa: PLC0415
 
     return preset(PRESETS, scale)
 

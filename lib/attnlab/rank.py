@@ -29,11 +29,11 @@ from scipy import optimize, spatial
 
 from ._validate import as_float_array, positive_int, positive_real
 from .backend import get_array_module, to_numpy
-from .cache import memoize
-from .scale import preset
+from .audit.cache import memoize
+from .audit.scale import preset
 from .softmax import logsumexp, softmax
-from .stats import fit_slope
-from .verdict import Verdict
+from .audit.stats import fit_slope
+from .audit.verdict import Verdict
 from . import rank_implicit as ri
 from .rank_implicit import _eps, lattice_kron_upper, lattice_lower_count, sphere_cap_mass, sphere_gv_lower, sphere_harmonic_upper
 

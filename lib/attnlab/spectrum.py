@@ -18,10 +18,10 @@ from tqdm import tqdm
 from ._validate import as_float_array, positive_int, positive_real
 from .attention import attention_matrix
 from .backend import get_array_module, to_numpy
-from .cache import memoize
-from .scale import preset
-from .stats import fit_slope
-from .verdict import Verdict
+from .audit.cache import memoize
+from .audit.scale import preset
+from .audit.stats import fit_slope
+from .audit.verdict import Verdict
 
 __all__ = [
     "PRESETS",

@@ -25,13 +25,14 @@ def cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def source_hash() -> str:
-    """Hash of every attnlab source file and of the NumPy and SciPy versions."""
+    """Hash of every attnlab source file (the library and the audit) and of the NumPy and SciPy versions."""
     import numpy  # noqa: PLC0415
     import scipy  # noqa: PLC0415
 
     h = hashlib.sha256(f"{numpy.__version__} {scipy.__version__}".encode())
-    for p in sorted(Path(__file__).parent.rglob("*.py")):
-        h.update(p.name.encode())
+    root = Path(__file__).resolve().parents[1]  # the attnlab package
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 

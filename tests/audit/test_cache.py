@@ -1,6 +1,6 @@
 import numpy as np
 
-from attnlab import cache
+from attnlab.audit import cache
 
 
 def test_memoize_computes_once_per_key(tmp_path, monkeypatch):

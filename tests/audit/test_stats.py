@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from attnlab.stats import clopper_pearson, fit_slope
+from attnlab.audit.stats import clopper_pearson, fit_slope
 
 
 def test_clopper_pearson_known_values():

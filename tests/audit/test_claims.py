@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from attnlab.claims import CLAIMS, evaluate, get_claim
-from attnlab.verdict import VERDICTS, Verdict
+from attnlab.audit.claims import CLAIMS, evaluate, get_claim
+from attnlab.audit.verdict import VERDICTS, Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLAIMS_MD = ROOT.parent / "shared" / "claims.md"
 
 #: The verdicts the chapters report (at every scale): a change here is a change of the book's findings.
@@ -94,20 +94,54 @@ def test_verdict_validation():
     assert set(VERDICTS) >= {"verified", "loose", "corrected", "refuted", "unverifiable-here", "pending"}
 
 
+def _cli(*args, module="attnlab.audit"):
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=300)
+
+
 def test_cli_json():
-    out = subprocess.run([sys.executable, "-m", "attnlab.claims", "--json", "--scale", "smoke", "--ids",
-                          "PDA-alg", "LR-rank"], capture_output=True, text=True, check=True, timeout=300)
+    out = _cli("--json", "--scale", "smoke", "--ids", "PDA-alg", "lr-RANK")
+    assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [r["id"] for r in rows] == ["PDA-alg", "LR-rank"]
-    assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == EXPECTED.get("LR-rank", "pending")
-    bad = subprocess.run([sys.executable, "-m", "attnlab.claims", "--ids", "NOPE"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "NOPE" in bad.stderr
+    assert rows[0]["verdict"]["verdict"] == EXPECTED["PDA-alg"] and rows[1]["verdict"]["verdict"] == EXPECTED["LR-rank"]
+    legacy = _cli("--json", "--scale", "SMOKE", "--ids", "pda-alg", module="attnlab.claims")
+    assert legacy.returncode == 0 and json.loads(legacy.stdout)[0]["verdict"] == rows[0]["verdict"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--ids", "NOPE"), ["NOPE"]),
+    (("--ids", "PDA-jll"), ["PDA-jll", "did you mean", "PDA-jl"]),
+    (("--scale", "huge"), ["--scale", "huge"]),
+    (("--seed", "-3"), ["seed", "non-negative"]),
+    (("--seed", "x"), ["seed", "'x'"]),
+])
+def test_cli_errors_are_usage_errors(args, words):
+    bad = _cli(*args)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert all(w in bad.stderr for w in words), bad.stderr
+
+
+def test_cli_help_lists_scales_and_verdicts():
+    out = _cli("--help")
+    assert out.returncode == 0
+    for word in ("smoke", "book", "paper", "GPU", *VERDICTS):
+        assert word in out.stdout, word
+
+
+def test_get_claim_is_case_insensitive_and_suggests():
+    assert get_claim("ar-TANH").id == "AR-tanh"
+    with pytest.raises(KeyError, match="did you mean AR-tanh"):
+        get_claim("AR-tanj")
+    with pytest.raises(TypeError, match="claim_id"):
+        get_claim(3)
+    with pytest.raises(ValueError, match="seed"):
+        evaluate("PDA-alg", "smoke", seed=-1)
 
 
 def test_chapter_data_gives_the_same_verdict():
     """A chapter hands its experiment to the check (evaluate(..., data=...)); the verdict must not change."""
     from attnlab import jl
-    from attnlab.scale import preset
+    from attnlab.audit.scale import preset
 
     p = preset(jl.PRESETS, "smoke")
     assert evaluate("PDA-alg", "smoke", cache=False, data=jl.scaling_experiment(p, 0)) == evaluate(
