@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._validate import as_float_array, positive_int
+from ._validate import as_float_array, positive_int, positive_real
 from .backend import to_numpy
 
 __all__ = ["SupResult", "sup_ratio"]
@@ -24,9 +24,11 @@ __all__ = ["SupResult", "sup_ratio"]
 
 @dataclass(frozen=True)
 class SupResult:
-    """Result of :func:`sup_ratio`.
+    """Result of :func:`sup_ratio`: the best ratio found, where, and the record of every start.
 
-    Attributes
+    Built by :func:`sup_ratio`; its fields are the constructor's parameters.
+
+    Parameters
     ----------
     value : float
         The largest ratio found.
@@ -40,6 +42,16 @@ class SupResult:
         The final point of every start.
     n_evals : int
         Batched calls of ``fun`` (each on up to ``n_starts`` points).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import SupResult, sup_ratio
+    >>> res = sup_ratio(lambda Z: -((Z - 0.5) ** 2).sum(1), np.zeros((3, 2)))
+    >>> isinstance(res, SupResult), res.points.shape, bool(np.all(res.values >= res.initial))
+    (True, (3, 2), True)
+    >>> np.round(res.argmax, 6)
+    array([0.5, 0.5])
     """
 
     value: float
@@ -53,11 +65,26 @@ class SupResult:
 def _bounds_array(bounds, shape):
     if bounds is None:
         return None
-    lo, hi = bounds
-    lo = np.broadcast_to(np.asarray(lo, float), shape)
-    hi = np.broadcast_to(np.asarray(hi, float), shape)
+    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+        raise TypeError(f"bounds must be a pair (lo, hi) or None, not {type(bounds).__name__}"
+                        + (f" of length {len(bounds)}" if isinstance(bounds, (tuple, list)) else ""))
+    out = []
+    for name, b in zip(("lo", "hi"), bounds):
+        try:
+            b = np.asarray(to_numpy(b), dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"bounds: {name} must be a real number or array") from exc
+        if np.isnan(b).any():
+            raise ValueError(f"bounds: {name} contains NaN")
+        try:
+            out.append(np.broadcast_to(b, shape))
+        except ValueError as exc:
+            raise ValueError(f"bounds: {name} of shape {b.shape} does not broadcast to x0's shape {shape}") from exc
+    lo, hi = out
     if np.any(lo > hi):
         raise ValueError("bounds: a lower bound exceeds its upper bound")
+    if np.any(lo == np.inf) or np.any(hi == -np.inf):
+        raise ValueError("bounds: lo must be < +inf and hi > -inf")
     return lo, hi
 
 
@@ -76,21 +103,34 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
         ``grad(Z) -> G`` of shape ``(n, dim)``, the gradient of each row's ratio (a subgradient is fine).
         Default: forward differences with step ``fd_step`` (relative), ``dim`` batched calls per gradient.
     bounds : (lo, hi), optional
-        Box constraints, each broadcastable to ``(n_starts, dim)`` (bounds may differ per start).
-    maxiter : int
-        Iterations of the joint L-BFGS-B run and of each polish run.
-    polish : int
-        The best ``polish`` starts are re-optimised individually (0 to skip).
-    fd_step : float
-        Relative finite-difference step when ``grad`` is not given.
+        Box constraints, each a real number or array broadcastable to ``(n_starts, dim)`` (bounds may differ
+        per start), no NaN, ``lo <= hi``; ``-inf``/``+inf`` leave a side open. Starts outside are clipped.
+    maxiter : int, default 200
+        Iterations of the joint L-BFGS-B run and of each polish run, ``>= 1``.
+    polish : int, default 4
+        The best ``polish`` starts are re-optimised individually, ``>= 0`` (0 to skip).
+    fd_step : float, default 1e-6
+        Relative finite-difference step when ``grad`` is not given, finite and ``> 0``.
 
     Returns
     -------
     SupResult
+        The best value, its maximiser, and every start's initial and final value and point.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable, ``grad`` is neither callable nor None, ``x0`` is not a real array,
+        ``bounds`` is not a pair of real numbers or arrays, or ``maxiter`` or ``polish`` is not an integer.
+    ValueError
+        If ``x0`` is not 2-D, is empty or contains NaN or inf; ``bounds`` contain NaN, do not broadcast to
+        ``x0``'s shape or have ``lo > hi``; ``maxiter < 1``, ``polish < 0``, ``fd_step`` is not finite and
+        positive; ``fun`` does not return one value per row or ``grad`` not one row per start.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import sup_ratio
     >>> f = lambda Z: np.sin(Z[:, 0]) * np.cos(Z[:, 1])          # sup = 1
     >>> g = lambda Z: np.stack([np.cos(Z[:, 0]) * np.cos(Z[:, 1]), -np.sin(Z[:, 0]) * np.sin(Z[:, 1])], 1)
     >>> res = sup_ratio(f, np.random.default_rng(0).uniform(-3, 3, (8, 2)), grad=g)
@@ -101,15 +141,18 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
     True
     """
     if not callable(fun):
-        raise TypeError("fun must be callable")
+        raise TypeError(f"fun must be callable, not {type(fun).__name__}")
     if grad is not None and not callable(grad):
-        raise TypeError("grad must be callable or None")
+        raise TypeError(f"grad must be callable or None, not {type(grad).__name__}")
     x0 = np.array(to_numpy(as_float_array(x0, "x0", ndim=2)), dtype=float)
     if 0 in x0.shape:
         raise ValueError(f"x0 must have at least one start and one coordinate, got shape {x0.shape}")
     maxiter = positive_int(maxiter, "maxiter")
-    if isinstance(polish, bool) or not isinstance(polish, (int, np.integer)) or polish < 0:
+    if isinstance(polish, bool) or not isinstance(polish, (int, np.integer)):
+        raise TypeError(f"polish must be an integer, not {type(polish).__name__}")
+    if polish < 0:
         raise ValueError(f"polish must be an integer >= 0, got {polish!r}")
+    fd_step = positive_real(fd_step, "fd_step")
     n, dim = x0.shape
     bnds = _bounds_array(bounds, x0.shape)
     if bnds is not None:
@@ -126,6 +169,9 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
     def g_batch(Z, r, rows):
         if grad is not None:
             G = np.asarray(to_numpy(grad(Z)), dtype=float)
+            if G.shape != Z.shape:
+                raise ValueError(f"grad must return one gradient row per start: got shape {G.shape} for points "
+                                 f"of shape {Z.shape}")
             return np.where(np.isfinite(G), G, 0.0)
         G = np.empty_like(Z)
         step = fd_step * np.maximum(1.0, np.abs(Z))

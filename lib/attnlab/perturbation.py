@@ -1,41 +1,40 @@
-r"""How far softmax moves when its logits move, and how that error travels to the output.
-
-Claims **PDA-lip** (seed 000, Lemma 3.4; second half Lemma 3.2), **AR-tanh** (seed 004, the
-Cohen–Fausti inequality) and **PDA-chain** (seed 000, Thms 3.5–3.7; second half Thms 3.3, 3.4, 4.2).
+r"""How far softmax moves when its logits move, and how that error travels to the attention output.
 
 With :math:`f = \mathrm{softmax}` and a logit perturbation :math:`h`:
 
-* the printed Lipschitz bound :math:`\|f(x+h)-f(x)\|_1 \le 2\|h\|_\infty` (:func:`lipschitz_bound`);
-* the tanh bound :math:`\|f(x+h)-f(x)\|_1 \le 2\tanh(\mathrm{osc}(h)/4)` (:func:`tanh_bound`), with
+* the Lipschitz-form bound :math:`\|f(x+h)-f(x)\|_1 \le c\,\|h\|_\infty` (:func:`lipschitz_bound`; seed 000
+  prints :math:`c = 2`, the best constant is 1, approached as :math:`h\to0` by :func:`lipschitz_instance`);
+* the Cohen–Fausti bound :math:`\|f(x+h)-f(x)\|_1 \le 2\tanh(\mathrm{osc}(h)/4)` (:func:`tanh_bound`), with
   :math:`\mathrm{osc}(h) = \max h - \min h` (:func:`oscillation`); it is attained by every two-valued
   :math:`h` whose upper set carries mass :math:`1/(1+e^{\mathrm{osc}/2})` (:func:`tanh_sharp_instance`).
-  Since :math:`\mathrm{osc}(h)\le 2\|h\|_\infty` and :math:`2\tanh(t/2)\le t`, the best Lipschitz constant
-  is 1, approached as :math:`h\to0` (:func:`lipschitz_instance`);
-* the chain: row :math:`\ell_1` error :math:`\le 2\epsilon`, :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`,
-  :math:`\|O-\tilde O\|_F \le 2\epsilon\sqrt L\,\|V\|_F`, :math:`\|o_i-\tilde o_i\|_2 \le 2\epsilon\|V\|_F`
-  (:func:`chain_bounds`), measured row block by row block (:func:`chain_measure`), never forming
-  an :math:`L\times L` matrix.
+  Since :math:`\mathrm{osc}(h)\le 2\|h\|_\infty` and :math:`2\tanh(t/2)\le t`, it implies the Lipschitz form
+  with constant 1;
+* the batched ratios of the change to either bound, with their gradients, for adversarial search with
+  :func:`attnlab.sup_ratio` (:func:`lipschitz_ratio`, :func:`tanh_ratio`);
+* the chain from logits to output: row :math:`\ell_1` error :math:`\le 2\epsilon`,
+  :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`, :math:`\|O-\tilde O\|_F \le 2\epsilon\sqrt L\,\|V\|_F`,
+  :math:`\|o_i-\tilde o_i\|_2 \le 2\epsilon\|V\|_F` and their sharper forms (:func:`chain_bounds`), measured
+  row block by row block without forming an :math:`L\times L` matrix (:func:`chain_measure`), and the
+  instance that keeps every link within a constant of its bound at every :math:`L` (:func:`two_key_instance`).
+
+The book's experiments and verdicts on these (claims PDA-lip, AR-tanh, PDA-chain) are in
+``attnlab.audit.softmax_stability``.
 """
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from tqdm import tqdm
 
-from ._validate import as_float_array, positive_int, positive_real
-from .adversarial import sup_ratio
-from .backend import get_array_module
-from .audit.cache import memoize
+from ._validate import as_float_array, positive_int, positive_real, qkv
+from .backend import get_array_module, to_numpy
 from .softmax import softmax
-from .audit.stats import fit_slope
-from .audit.verdict import Verdict
 
 __all__ = [
-    "PRESETS",
     "oscillation",
     "tanh_bound",
     "lipschitz_bound",
@@ -44,123 +43,235 @@ __all__ = [
     "tanh_ratio",
     "lipschitz_instance",
     "tanh_sharp_instance",
-    "lipschitz_search",
-    "tanh_search",
-    "worst_case_vs_osc",
     "chain_bounds",
     "chain_measure",
     "two_key_instance",
-    "chain_slopes",
-    "lip_experiment",
-    "tanh_experiment",
-    "chain_experiment",
-    "check_pda_lip",
-    "check_ar_tanh",
-    "check_pda_chain",
-    "plot_lipschitz",
-    "plot_tanh",
-    "plot_chain",
 ]
 
-#: Sizes per scale: search lengths, starts and iterations; the osc grid; the chain's L, ε, widths, row block.
-PRESETS = {
-    "smoke": dict(lip_L=[2, 3, 10], lip_starts=8, lip_iter=60, sample_n=2_000,
-                  tanh_L=[2, 3, 10], tanh_starts=8, tanh_iter=60,
-                  osc_grid=[0.05, 0.5, 2.0, 8.0, 30.0], osc_L=4, osc_starts=6,
-                  chain_L=[64, 128, 256], eps=0.1, d=16, d_v=8, block=32),
-    "book": dict(lip_L=[2, 3, 10, 30, 100, 300, 1000], lip_starts=8, lip_iter=60, sample_n=4_000,
-                 tanh_L=[2, 3, 10, 30, 100, 300, 1000], tanh_starts=8, tanh_iter=60,
-                 osc_grid=np.geomspace(0.02, 60, 19).round(4).tolist(), osc_L=6, osc_starts=8,
-                 chain_L=[64, 256, 1024, 4096, 16384], eps=0.1, d=64, d_v=64, block=64),
-    "paper": dict(lip_L=[2, 3, 5, 10, 30, 100, 300, 1000, 3000], lip_starts=64, lip_iter=400, sample_n=200_000,
-                  tanh_L=[2, 3, 5, 10, 30, 100, 300, 1000, 3000], tanh_starts=64, tanh_iter=400,
-                  osc_grid=np.geomspace(0.01, 80, 33).round(4).tolist(), osc_L=8, osc_starts=16,
-                  chain_L=[64, 256, 1024, 4096, 16384, 65536], eps=0.1, d=64, d_v=64, block=128),
-}
 
-#: Relative tolerance for "an inequality is violated" (float64 rounding of the softmax and the logits).
-VIOLATION_TOL = 1e-9
+# --------------------------------------------------------------------------- validation
+def _floats(x, name, **kw):
+    """A finite real array named ``name``; float16 is computed in float32."""
+    x = as_float_array(x, name, **kw)
+    if x.dtype == np.float16:
+        x = x.astype(np.float32)
+    return x
+
+
+def _axis(axis, a, name):
+    """Check ``axis`` against the array ``a`` (the caller's ``name``): an integer in range, with entries along it."""
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
+    if a.ndim == 0:
+        raise ValueError(f"{name} must be at least 1-dimensional, got a scalar")
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"axis {axis} is out of range for {name} with {a.ndim} dimension(s)")
+    if a.shape[axis] == 0:
+        raise ValueError(f"{name} must have at least one entry along axis")
+    return int(axis)
+
+
+def _real(x, name):
+    """A finite real number (NumPy scalars included, bool excluded)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
+    if not math.isfinite(float(x)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return float(x)
 
 
 # --------------------------------------------------------------------------- bounds
+def _osc(h, axis):
+    return h.max(axis=axis) - h.min(axis=axis)
+
+
 def oscillation(h, axis: int = -1):
     r"""The oscillation :math:`\mathrm{osc}(h) = \max_j h_j - \min_j h_j` along ``axis``.
 
-    Softmax is invariant under adding a constant to the logits, and the oscillation is the
-    size of a perturbation that this invariance leaves: :math:`\mathrm{osc}(h) = 2\min_c\|h-c\|_\infty`.
+    Softmax is invariant under adding a constant to the logits, and the oscillation is the size of a
+    perturbation that this invariance leaves: :math:`\mathrm{osc}(h) = 2\min_c\|h-c\|_\infty`.
 
     Parameters
     ----------
-    h : array (NumPy or CuPy), at least 1-D, finite
-    axis : int
+    h : array (NumPy or CuPy), at least 1-D, finite, real
+        The perturbation (or any vector); integers are promoted to float64, float16 is computed in float32.
+    axis : int, default -1
+        The axis along which to take the oscillation; ``h`` must have at least one entry along it.
 
     Returns
     -------
-    array with ``axis`` removed (a 0-d array for 1-D input).
+    array
+        ``h``'s shape with ``axis`` removed (a 0-d array for 1-D input), in ``h``'s floating dtype; ``>= 0``.
+
+    Raises
+    ------
+    TypeError
+        If ``h`` is not a real array or ``axis`` is not an integer.
+    ValueError
+        If ``h`` contains NaN or inf, is a scalar or empty along ``axis``, ``axis`` is out of range, or
+        :math:`\max h - \min h` overflows ``h``'s dtype.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import oscillation
     >>> float(oscillation(np.array([0.5, -1.0, 2.0])))
     3.0
     >>> oscillation(np.array([[1.0, 1.0], [0.0, 4.0]]))
     array([0., 4.])
     """
-    h = as_float_array(h, "h")
-    if h.ndim == 0 or h.shape[axis] == 0:
-        raise ValueError("h must have at least one entry along axis")
-    return h.max(axis=axis) - h.min(axis=axis)
+    h = _floats(h, "h")
+    axis = _axis(axis, h, "h")
+    xp = get_array_module(h)
+    with np.errstate(over="ignore"):
+        out = _osc(h, axis)
+    if not bool(xp.isfinite(out).all()):
+        raise ValueError(f"h: max(h) - min(h) overflows {h.dtype}")
+    return out
 
 
 def tanh_bound(h, axis: int = -1):
-    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1` (AR-tanh).
+    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
 
     Valid for every ``x`` and sharp (:func:`tanh_sharp_instance`); it never exceeds 2, the largest
-    :math:`\ell_1` distance between two probability vectors.
+    :math:`\ell_1` distance between two probability vectors, and it is at most :math:`\mathrm{osc}(h)/2
+    \le \|h\|_\infty`. (Claim AR-tanh, seed 004.)
+
+    Parameters
+    ----------
+    h : array (NumPy or CuPy), at least 1-D, finite, real
+        The logit perturbation; integers are promoted to float64, float16 is computed in float32.
+    axis : int, default -1
+        The softmax axis; ``h`` must have at least one entry along it.
+
+    Returns
+    -------
+    array
+        ``h``'s shape with ``axis`` removed, values in ``[0, 2]``. An oscillation beyond the dtype's range gives
+        the limit 2.
+
+    Raises
+    ------
+    TypeError
+        If ``h`` is not a real array or ``axis`` is not an integer.
+    ValueError
+        If ``h`` contains NaN or inf, is a scalar or empty along ``axis``, or ``axis`` is out of range.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import tanh_bound
     >>> bool(float(tanh_bound(np.array([0.0, 4.0]))) == 2 * np.tanh(1.0))
     True
+    >>> float(tanh_bound(np.array([3.0, 3.0])))                     # a constant shift changes nothing
+    0.0
     """
+    h = _floats(h, "h")
+    axis = _axis(axis, h, "h")
     xp = get_array_module(h)
-    return 2.0 * xp.tanh(oscillation(h, axis) / 4.0)
+    with np.errstate(over="ignore"):
+        return 2.0 * xp.tanh(_osc(h, axis) / 4.0)  # tanh(inf) = 1: an overflowing oscillation gives the limit 2
 
 
 def lipschitz_bound(h, axis: int = -1, const: float = 2.0):
-    r"""The Lipschitz-form bound :math:`c\,\|h\|_\infty` (PDA-lip prints :math:`c = 2`; the best constant is 1).
+    r"""The Lipschitz-form bound :math:`c\,\|h\|_\infty` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
+
+    Seed 000 (Lemma 3.4, claim PDA-lip) prints :math:`c = 2`; the bound holds with :math:`c = 1`, the best
+    constant (:func:`lipschitz_instance`).
+
+    Parameters
+    ----------
+    h : array (NumPy or CuPy), at least 1-D, finite, real
+        The logit perturbation; integers are promoted to float64, float16 is computed in float32.
+    axis : int, default -1
+        The softmax axis; ``h`` must have at least one entry along it.
+    const : float, default 2.0
+        The constant :math:`c`, finite and ``> 0``.
+
+    Returns
+    -------
+    array
+        ``h``'s shape with ``axis`` removed.
+
+    Raises
+    ------
+    TypeError
+        If ``h`` is not a real array, ``axis`` is not an integer or ``const`` is not a real number.
+    ValueError
+        If ``h`` contains NaN or inf, is a scalar or empty along ``axis``, ``axis`` is out of range,
+        ``const`` is not finite and positive, or :math:`c\|h\|_\infty` overflows ``h``'s dtype.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import lipschitz_bound
     >>> float(lipschitz_bound(np.array([0.5, -1.5])))
     3.0
+    >>> float(lipschitz_bound(np.array([0.5, -1.5]), const=1.0))
+    1.5
     """
-    h = as_float_array(h, "h")
-    positive_real(const, "const")
-    if h.ndim == 0 or h.shape[axis] == 0:
-        raise ValueError("h must have at least one entry along axis")
-    return const * abs(h).max(axis=axis)
+    h = _floats(h, "h")
+    const = positive_real(const, "const")
+    axis = _axis(axis, h, "h")
+    xp = get_array_module(h)
+    with np.errstate(over="ignore"):
+        out = const * abs(h).max(axis=axis)
+    if not bool(xp.isfinite(out).all()):
+        raise ValueError(f"const * max|h| overflows {h.dtype}: reduce const or h")
+    return out
 
 
 def l1_change(x, h, axis: int = -1):
-    r""":math:`\|\mathrm{softmax}(x+h) - \mathrm{softmax}(x)\|_1` along ``axis`` (batched over the others).
+    r""":math:`\|\mathrm{softmax}(x+h) - \mathrm{softmax}(x)\|_1` along ``axis`` (batched over the other axes).
 
-    Uses :func:`attnlab.softmax`, so logits of any size are safe.
+    Uses :func:`attnlab.softmax`, so logits of any size are safe (the maximum is subtracted first).
+
+    Parameters
+    ----------
+    x : array (NumPy or CuPy), at least 1-D, finite, real
+        The logits.
+    h : array, same shape and array type as ``x``, finite, real
+        The perturbation; ``x + h`` must be finite in the result dtype.
+    axis : int, default -1
+        The softmax axis.
+
+    Returns
+    -------
+    array
+        The shape of ``x`` with ``axis`` removed, values in ``[0, 2]``, in the promoted floating dtype of
+        ``x`` and ``h`` (float16 is computed in float32).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``h`` is not a real array, or ``axis`` is not an integer.
+    ValueError
+        If ``x`` or ``h`` contains NaN or inf, their shapes differ, ``axis`` is out of range or has no
+        entries, or ``x + h`` overflows.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import l1_change
     >>> x, h = np.array([0.0, 1.0]), np.array([1.0, -1.0])        # softmax swaps its two entries
     >>> bool(np.isclose(l1_change(x, h), 2 * np.tanh(0.5)))
     True
+    >>> float(l1_change(np.array([1e4, -1e4]), np.array([-2e4, 2e4])))  # any temperature
+    2.0
     """
-    x = as_float_array(x, "x")
-    h = as_float_array(h, "h")
+    x = _floats(x, "x")
+    h = _floats(h, "h")
     if x.shape != h.shape:
         raise ValueError(f"x and h must have the same shape, got {x.shape} and {h.shape}")
-    return abs(softmax(x + h, axis) - softmax(x, axis)).sum(axis=axis)
+    if type(x) is not type(h):
+        raise TypeError("x and h must be arrays of the same library (both NumPy or both CuPy)")
+    axis = _axis(axis, x, "x")
+    xp = get_array_module(x)
+    with np.errstate(over="ignore"):
+        xh = x + h
+    if not bool(xp.isfinite(xh).all()):
+        raise ValueError(f"x + h overflows {xh.dtype}: the perturbed logits are not finite")
+    return abs(softmax(xh, axis) - softmax(x, axis)).sum(axis=axis)
 
 
 # --------------------------------------------------------------------------- ratios for the searches
@@ -179,18 +290,61 @@ def _l1_and_grad(x, h):
     return np.abs(q - p).sum(1), gq - gp, gq
 
 
-def lipschitz_ratio(Z, grad: bool = False):
-    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty` for rows ``Z = [x, h]`` of shape (n, 2L) (PDA-lip).
+def _ratio_input(Z, grad):
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False, not {type(grad).__name__}")
+    Z = np.asarray(to_numpy(_floats(Z, "Z", ndim=2)))
+    if Z.shape[1] < 2 or Z.shape[1] % 2:
+        raise ValueError(f"Z must have an even number >= 2 of columns [x, h], got shape {Z.shape}")
+    x, h = _split(Z)
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(x + h).all()
+    if not finite:
+        raise ValueError("Z: x + h overflows (the perturbed logits are not finite)")
+    return Z
 
-    With ``grad=True`` returns ``(ratio, gradient)``. Rows with ``h = 0`` give ratio 0.
+
+def lipschitz_ratio(Z, grad: bool = False):
+    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty` (:math:`f` = softmax) for rows ``Z = [x, h]``.
+
+    The objective of an adversarial search for the best constant of the Lipschitz form (claim PDA-lip):
+    every value is at most 1 (the best constant), and :func:`lipschitz_instance` approaches 1.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, 2L), finite, real
+        Each row holds logits :math:`x` (first ``L`` entries) and a perturbation :math:`h` (last ``L``).
+        Computed with NumPy (other array types are copied to NumPy); float16 is computed in float32.
+    grad : bool, default False
+        Also return the gradient of each row's ratio (a subgradient where the ℓ1 norm or the max is not
+        differentiable).
+
+    Returns
+    -------
+    ratio : numpy.ndarray, shape (n,)
+        Rows with :math:`h = 0` give 0.
+    gradient : numpy.ndarray, shape (n, 2L)
+        Only with ``grad=True``.
+
+    Raises
+    ------
+    TypeError
+        If ``Z`` is not a real array or ``grad`` is not a bool.
+    ValueError
+        If ``Z`` is not 2-D with an even number >= 2 of columns, contains NaN or inf, or ``x + h`` overflows.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import lipschitz_ratio
     >>> t = 1e-3
     >>> bool(np.isclose(lipschitz_ratio(np.array([[0.0, t, t, -t]]))[0], 2 * np.tanh(t / 2) / t))
     True
+    >>> r, G = lipschitz_ratio(np.array([[0.0, 1.0, 0.5, -0.5]]), grad=True)
+    >>> G.shape
+    (1, 4)
     """
+    Z = _ratio_input(Z, grad)
     x, h = _split(Z)
     num, gx, gh = _l1_and_grad(x, h)
     k = np.abs(h).argmax(1)
@@ -205,15 +359,42 @@ def lipschitz_ratio(Z, grad: bool = False):
 
 
 def tanh_ratio(Z, grad: bool = False):
-    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1 / (2\tanh(\mathrm{osc}(h)/4))` for rows ``Z = [x, h]`` (AR-tanh).
+    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1 / (2\tanh(\mathrm{osc}(h)/4))` for rows ``Z = [x, h]``.
+
+    The objective of an adversarial search for a violation of the Cohen–Fausti bound (claim AR-tanh): every
+    value is at most 1, and :func:`tanh_sharp_instance` attains 1.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, 2L), finite, real
+        Each row holds logits :math:`x` (first ``L`` entries) and a perturbation :math:`h` (last ``L``).
+        Computed with NumPy (other array types are copied to NumPy); float16 is computed in float32.
+    grad : bool, default False
+        Also return the gradient of each row's ratio (a subgradient where it is not differentiable).
+
+    Returns
+    -------
+    ratio : numpy.ndarray, shape (n,)
+        Rows with :math:`\mathrm{osc}(h) = 0` give 0.
+    gradient : numpy.ndarray, shape (n, 2L)
+        Only with ``grad=True``.
+
+    Raises
+    ------
+    TypeError
+        If ``Z`` is not a real array or ``grad`` is not a bool.
+    ValueError
+        If ``Z`` is not 2-D with an even number >= 2 of columns, contains NaN or inf, or ``x + h`` overflows.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import tanh_ratio, tanh_sharp_instance
     >>> x, h = tanh_sharp_instance(5, 3.0)
     >>> bool(abs(tanh_ratio(np.concatenate([x, h])[None])[0] - 1) < 1e-12)
     True
     """
+    Z = _ratio_input(Z, grad)
     x, h = _split(Z)
     num, gx, gh = _l1_and_grad(x, h)
     i, j = h.argmax(1), h.argmin(1)
@@ -235,10 +416,31 @@ def tanh_ratio(Z, grad: bool = False):
 def lipschitz_instance(t: float):
     r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t \to 1`.
 
-    Returns ``(x, h, ratio)``; the ratio is computed, and equals the closed form up to rounding.
+    It shows that the best constant of the Lipschitz form :math:`\|f(x+h)-f(x)\|_1 \le c\|h\|_\infty` is 1
+    (claim PDA-lip prints 2): the ratio tends to 1 as :math:`t \to 0`.
+
+    Parameters
+    ----------
+    t : float
+        The perturbation size, finite and ``> 0``.
+
+    Returns
+    -------
+    x, h : numpy.ndarray, shape (2,), float64
+        The logits and the perturbation.
+    ratio : float
+        :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty`, computed (equal to the closed form up to rounding).
+
+    Raises
+    ------
+    TypeError
+        If ``t`` is not a real number.
+    ValueError
+        If ``t`` is not finite and positive.
 
     Examples
     --------
+    >>> from attnlab import lipschitz_instance
     >>> x, h, r = lipschitz_instance(1e-2)
     >>> round(r, 6)
     0.999992
@@ -255,9 +457,30 @@ def tanh_sharp_instance(L: int, w: float):
     :math:`p^\star = 1/(1+e^{w/2})` and spreads the rest evenly. Then
     :math:`\|f(x+h)-f(x)\|_1 = 2\tanh(w/4)`. For ``L = 1`` both sides are 0.
 
+    Parameters
+    ----------
+    L : int
+        The length, ``>= 1``.
+    w : float
+        The oscillation of :math:`h`, finite and ``> 0`` (any size: for huge ``w`` the logit of the first key
+        is computed in log space).
+
+    Returns
+    -------
+    x, h : numpy.ndarray, shape (L,), float64
+        The logits and the perturbation.
+
+    Raises
+    ------
+    TypeError
+        If ``L`` is not an integer or ``w`` is not a real number.
+    ValueError
+        If ``L < 1`` or ``w`` is not finite and positive.
+
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import l1_change, tanh_bound, tanh_sharp_instance
     >>> x, h = tanh_sharp_instance(2, 2.0)
     >>> bool(np.isclose(l1_change(x, h), tanh_bound(h)))
     True
@@ -268,122 +491,80 @@ def tanh_sharp_instance(L: int, w: float):
     h[0] = w
     if L == 1:
         return np.zeros(1), h
-    p = 1.0 / (1.0 + math.exp(w / 2))
-    x = np.full(L, math.log((1 - p) / (L - 1)))
-    x[0] = math.log(p)
+    if w / 2 <= 700.0:
+        p = 1.0 / (1.0 + math.exp(w / 2))
+        x = np.full(L, math.log((1 - p) / (L - 1)))
+        x[0] = math.log(p)
+    else:  # e^(w/2) would overflow: log p = -w/2 - log1p(e^(-w/2)), and 1 - p = 1 in float64
+        x = np.full(L, math.log(1.0 / (L - 1)))
+        x[0] = -w / 2 - math.log1p(math.exp(-w / 2))
     return x, h
-
-
-# --------------------------------------------------------------------------- searches
-def _starts(L, n, rng, h_range=(1e-3, 3.0), x_range=(0.1, 10.0)):
-    """Random starts [x, h]: x Gaussian with log-uniform scale, h uniform in [-t, t] with log-uniform t."""
-    sx = np.exp(rng.uniform(*np.log(x_range), (n, 1)))
-    th = np.exp(rng.uniform(*np.log(h_range), (n, 1)))
-    return np.concatenate([sx * rng.standard_normal((n, L)), th * rng.uniform(-1, 1, (n, L))], 1)
-
-
-def lipschitz_search(lengths, starts, rng, *, maxiter=200, sample_n=10_000, progress=False):
-    r"""Best constant of PDA-lip per length: sup of :func:`lipschitz_ratio` by :func:`sup_ratio` and by sampling.
-
-    For each :math:`L` in ``lengths``: ``sample_n`` random points (their largest ratio is reported as
-    ``sampled``), then ``starts`` starting points, half of them the best sampled points and half fresh
-    ones, optimised jointly by L-BFGS-B with the analytic (sub)gradient (logits boxed in :math:`[-30, 30]`,
-    perturbations in :math:`[-5, 5]`). Returns one dict per length.
-    """
-    out = []
-    for L in tqdm(lengths, desc="PDA-lip search", disable=not progress, leave=False):
-        L = positive_int(L, "L")
-        # random sampling first (bounded memory for long L); its best points seed half of the starts
-        best_pts, best_vals = np.empty((0, 2 * L)), np.empty(0)
-        for k0 in range(0, sample_n, 4096):
-            Z = _starts(L, min(4096, sample_n - k0), rng)
-            r = lipschitz_ratio(Z)
-            keep = np.argsort(-r)[:starts]
-            best_pts, best_vals = np.concatenate([best_pts, Z[keep]]), np.concatenate([best_vals, r[keep]])
-        sampled = float(best_vals.max())
-        top = best_pts[np.argsort(-best_vals)[:starts // 2]]
-        z0 = np.concatenate([top, _starts(L, starts - len(top), rng)])
-        lo = np.concatenate([np.full(L, -30.0), np.full(L, -5.0)])
-        res = sup_ratio(lambda Z: lipschitz_ratio(Z), z0, grad=lambda Z: lipschitz_ratio(Z, True)[1],
-                        bounds=(lo, -lo), maxiter=maxiter, polish=2)
-        h = res.argmax[L:]
-        out.append(dict(L=L, sup=res.value, sampled=sampled, start_best=float(res.initial.max()),
-                        h_inf=float(np.abs(h).max()), osc=float(h.max() - h.min()),
-                        tanh_over_hinf=float(tanh_bound(h) / np.abs(h).max()), n_evals=res.n_evals))
-    return out
-
-
-def tanh_search(lengths, starts, rng, *, maxiter=200, progress=False):
-    r"""Adversarial search of AR-tanh per length: sup of :func:`tanh_ratio` (1 means the bound is attained)."""
-    out = []
-    for L in tqdm(lengths, desc="AR-tanh search", disable=not progress, leave=False):
-        L = positive_int(L, "L")
-        if L == 1:
-            out.append(dict(L=1, sup=0.0, start_best=0.0, osc=0.0, n_evals=0))
-            continue
-        z0 = _starts(L, starts, rng, h_range=(1e-2, 20.0))
-        lo = np.concatenate([np.full(L, -30.0), np.full(L, -30.0)])
-        res = sup_ratio(lambda Z: tanh_ratio(Z), z0, grad=lambda Z: tanh_ratio(Z, True)[1],
-                        bounds=(lo, -lo), maxiter=maxiter, polish=2)
-        h = res.argmax[L:]
-        out.append(dict(L=L, sup=res.value, start_best=float(res.initial.max()), osc=float(h.max() - h.min()),
-                        n_evals=res.n_evals))
-    return out
-
-
-def worst_case_vs_osc(osc_grid, L, starts, rng, *, maxiter=200):
-    r"""The largest :math:`\|f(x+h)-f(x)\|_1` found with :math:`h\in[0,w]^L`, for each :math:`w` in ``osc_grid``.
-
-    All grid points and starts run in one batched :func:`sup_ratio` call (the box differs per start).
-    Returns a dict of arrays: ``osc``, ``worst``, ``tanh`` (:math:`2\tanh(w/4)`), ``lip_printed``
-    (:math:`2\|h-c\|_\infty` at the best shift :math:`c`, i.e. :math:`w`) and ``lip_sharp`` (:math:`w/2`).
-    """
-    osc_grid = np.asarray(osc_grid, float)
-    L = positive_int(L, "L")
-    n = osc_grid.size * starts
-    w = np.repeat(osc_grid, starts)
-    x0 = np.concatenate([rng.uniform(-3, 3, (n, L)), w[:, None] * rng.uniform(0, 1, (n, L))], 1)
-    lo = np.concatenate([np.full((n, L), -40.0), np.zeros((n, L))], 1)
-    hi = np.concatenate([np.full((n, L), 40.0), np.repeat(w[:, None], L, 1)], 1)
-    fun = lambda Z: _l1_and_grad(*_split(Z))[0]  # noqa: E731
-    grad = lambda Z: np.concatenate(_l1_and_grad(*_split(Z))[1:], 1)  # noqa: E731
-    res = sup_ratio(fun, x0, grad=grad, bounds=(lo, hi), maxiter=maxiter, polish=0)
-    worst = res.values.reshape(osc_grid.size, starts).max(1)
-    return dict(osc=osc_grid, worst=worst, tanh=2 * np.tanh(osc_grid / 4), lip_printed=osc_grid.copy(),
-                lip_sharp=osc_grid / 2)
 
 
 # --------------------------------------------------------------------------- the chain
 def chain_bounds(eps, L, V):
-    r"""The printed bounds of PDA-chain and the sharper forms, for logit error ``eps``, length ``L``, values ``V``.
+    r"""The printed bounds of PDA-chain and the sharper forms, for logit error ``eps``, ``L`` query rows, values ``V``.
 
-    Printed: row :math:`\ell_1` :math:`2\epsilon`; :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`;
-    :math:`\|O-\tilde O\|_F\le 2\epsilon\sqrt L\|V\|_F`; :math:`\|o_i-\tilde o_i\|_2\le 2\epsilon\|V\|_F`.
+    Printed (seed 000, Thms 3.5–3.7): row :math:`\ell_1` :math:`2\epsilon`;
+    :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`; :math:`\|O-\tilde O\|_F\le 2\epsilon\sqrt L\|V\|_F`;
+    :math:`\|o_i-\tilde o_i\|_2\le 2\epsilon\|V\|_F`.
     Sharp: row :math:`\ell_1` :math:`2\tanh(\epsilon/2)` (tanh bound, :math:`\mathrm{osc}\le2\epsilon`);
     :math:`\|A-\tilde A\|_F\le\sqrt{2L}\tanh(\epsilon/2)` (a zero-sum row has :math:`\|d\|_2\le\|d\|_1/\sqrt2`);
     per row :math:`\|o_i-\tilde o_i\|_2 \le 2\tanh(\epsilon/2)\,\rho_V` with
     :math:`\rho_V = \max_j\|v_j-\bar v\|_2` (rows sum to zero, so only the spread of the values counts), and
-    :math:`\|O-\tilde O\|_F \le \sqrt L\cdot` that.
+    :math:`\|O-\tilde O\|_F \le \sqrt L\cdot` that; and :math:`\|O-\tilde O\|_F \le \|A-\tilde A\|_F\|V\|_2`.
+
+    Parameters
+    ----------
+    eps : float
+        The logit error :math:`\max_{ij}|E_{ij}|`, finite and ``> 0``.
+    L : int
+        The number of query rows of :math:`A`, ``>= 1``.
+    V : array (NumPy or CuPy), shape (L_k, d_v), finite, real
+        The values, with at least one row and one column; float16 is computed in float32.
+
+    Returns
+    -------
+    dict of float
+        ``row_l1``, ``A_fro``, ``O_fro``, ``row_out`` (printed); ``sharp_row_l1``, ``sharp_A_fro``,
+        ``sharp_O_fro``, ``sharp_row_out`` (sharp); ``V_fro``, ``V_spec`` (spectral norm), ``V_rho``
+        (:math:`\rho_V`).
+
+    Raises
+    ------
+    TypeError
+        If ``eps`` is not a real number, ``L`` not an integer or ``V`` not a real array.
+    ValueError
+        If ``eps`` is not finite and positive, ``L < 1``, ``V`` is not 2-D, is empty or contains NaN or inf,
+        or a bound overflows float64.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import chain_bounds
     >>> b = chain_bounds(0.1, 100, np.ones((100, 2)))
-    >>> b["A_fro"], round(b["O_fro"], 6)
-    (2.0, 28.284271)
+    >>> b["A_fro"], round(b["O_fro"], 6), b["sharp_row_out"]          # constant values: no output error
+    (2.0, 28.284271, 0.0)
     """
     eps = positive_real(eps, "eps")
     L = positive_int(L, "L")
-    V = as_float_array(V, "V", ndim=2)
+    V = _floats(V, "V", ndim=2)
+    if 0 in V.shape:
+        raise ValueError(f"V must have at least one row and one column, got shape {tuple(V.shape)}")
     xp = get_array_module(V)
-    vf = float(xp.linalg.norm(V))
-    rho = float(xp.sqrt(((V - V.mean(0)) ** 2).sum(1)).max())
+    with np.errstate(over="ignore"):
+        vf = float(xp.linalg.norm(V))
+        rho = float(xp.sqrt(((V - V.mean(0)) ** 2).sum(1)).max())
+        v_spec = float(xp.linalg.norm(V, 2)) if math.isfinite(vf) else math.inf
     th = math.tanh(eps / 2)
-    return dict(row_l1=2 * eps, A_fro=2 * eps * math.sqrt(L), O_fro=2 * eps * math.sqrt(L) * vf,
-                row_out=2 * eps * vf, sharp_row_l1=2 * th, sharp_A_fro=math.sqrt(2 * L) * th,
-                sharp_row_out=2 * th * rho, sharp_O_fro=math.sqrt(L) * 2 * th * rho,
-                V_fro=vf, V_spec=float(xp.linalg.norm(V, 2)),
-                V_rho=rho)
+    out = dict(row_l1=2 * eps, A_fro=2 * eps * math.sqrt(L), O_fro=2 * eps * math.sqrt(L) * vf,
+               row_out=2 * eps * vf, sharp_row_l1=2 * th, sharp_A_fro=math.sqrt(2 * L) * th,
+               sharp_row_out=2 * th * rho, sharp_O_fro=math.sqrt(L) * 2 * th * rho,
+               V_fro=vf, V_spec=v_spec,
+               V_rho=rho)
+    if not all(math.isfinite(v) for v in out.values()):
+        raise ValueError("chain_bounds overflows float64: reduce eps or the scale of V")
+    return out
 
 
 def _adversarial_rows(A, eps):
@@ -393,7 +574,7 @@ def _adversarial_rows(A, eps):
     maximises the row's ℓ1 change among the sets tried: prefixes in key order, the largest key alone,
     and everything but the largest key."""
     xp = get_array_module(A)
-    target = 1.0 / (1.0 + math.exp(eps))
+    target = 1.0 / (1.0 + math.exp(min(eps, 700.0)))
     c = xp.cumsum(A, axis=1)
     k = xp.minimum((c < target).sum(1), A.shape[1] - 1)  # first prefix reaching the target
     rows = xp.arange(A.shape[0])
@@ -418,18 +599,34 @@ def _adversarial_rows(A, eps):
 
 PERTURBATIONS = ("random", "adversarial")
 
+#: Up to this ε the perturbed weights are the unperturbed ones times e^(±ε) (one exponential per block); the
+#: weights that underflowed cannot matter there (e^(2ε) times the smallest float32 normal is below its rounding).
+#: Beyond it the perturbed logits are exponentiated afresh.
+_ONE_EXP_MAX_EPS = 20.0
+
 
 def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
     """Both perturbations for the rows i0 : i0 + len(Qb); e^(S+E) = e^S·e^(±ε), so one exponential per block."""
     xp = get_array_module(Qb)
-    S = Qb @ K.T
-    S *= beta
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, naming the arguments
+        S = Qb @ K.T
+        S *= beta
     if bias is not None:
-        S += bias(i0, Qb.shape[0], K.shape[0], xp)
-    S -= S.max(1, keepdims=True)
+        B = bias(i0, Qb.shape[0], K.shape[0], xp)
+        if tuple(getattr(B, "shape", ())) != tuple(S.shape):
+            raise ValueError(f"bias must return an array of shape (n, L_k) = {tuple(S.shape)}, "
+                             f"got {getattr(B, 'shape', type(B).__name__)}")
+        S += B
+    m = S.max(1, keepdims=True)
+    if not bool(xp.isfinite(m).all()):
+        raise ValueError(f"the scores beta * Q K^T (+ bias) of rows {i0}–{i0 + Qb.shape[0] - 1} are not finite "
+                         f"(overflow in {S.dtype}, or a NaN or +inf bias): reduce beta or the scale of Q and K")
+    logits = S.copy() if eps > _ONE_EXP_MAX_EPS else None
+    S -= m
     xp.exp(S, out=S)
     A = S / S.sum(1, keepdims=True)
-    up, down = math.exp(eps), math.exp(-eps)
+    if logits is None:
+        up, down = math.exp(eps), math.exp(-eps)
     res = {}
     for pert in PERTURBATIONS:
         if pert == "random":
@@ -438,7 +635,12 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
             mask = xp.asarray(bits.reshape(S.shape).view(bool))
         else:
             mask = _adversarial_rows(A, eps)
-        W = S * xp.where(mask, up, down)
+        if logits is None:
+            W = S * xp.where(mask, up, down)
+        else:
+            W = logits + xp.where(mask, eps, -eps)
+            W -= W.max(1, keepdims=True)
+            W = xp.exp(W)
         W /= W.sum(1, keepdims=True)
         W -= A  # Ã - A
         DO = W @ V
@@ -452,33 +654,77 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=No
     r"""Measure each link of PDA-chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and :math:`\tilde A` with logits moved by :math:`E`.
 
     Two perturbations with :math:`\|E\|_{\max} = \epsilon` are measured in the same pass: ``"random"``,
-    independent signs :math:`E_{ij}=\pm\epsilon` (a seeded generator per row block), and
-    ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
-    :math:`\ell_1` change. ``bias(i0, n, L, xp)`` returns the additive logits :math:`B` of rows
-    ``i0 : i0 + n`` (positional terms). Rows are processed ``block`` at a time (memory O(block·L)),
-    in ``threads`` worker threads on NumPy.
+    independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[seed, L_q, b]`` for row block
+    ``b``), and ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
+    :math:`\ell_1` change (the keys whose mass is closest to :math:`1/(1+e^\epsilon)` get :math:`+\epsilon`).
+    Rows are processed ``block`` at a time (memory O(block·L_k); no :math:`L_q\times L_k` matrix is formed),
+    in ``threads`` worker threads on NumPy. Compare the results with :func:`chain_bounds`.
 
-    Returns ``{perturbation: dict}`` with ``row_l1`` (max over rows of the ℓ1 change), ``A_fro``,
-    ``O_fro``, ``row_out`` (max over rows of :math:`\|o_i-\tilde o_i\|_2`) and ``E_max`` (:math:`= \epsilon`).
+    Parameters
+    ----------
+    Q : array (NumPy or CuPy), shape (L_q, d), finite, real
+        Queries. float16 inputs are computed in float32.
+    K : array, shape (L_k, d), same array type as ``Q``
+        Keys.
+    V : array, shape (L_k, d_v), same array type as ``Q``
+        Values.
+    eps : float
+        The logit error :math:`\epsilon`, finite and ``> 0`` (any size).
+    beta : float
+        The inverse temperature, a finite real number (keyword-only).
+    bias : callable or None, optional
+        ``bias(i0, n, L_k, xp)`` returns the additive logits :math:`B` of rows ``i0 : i0 + n``, an array of
+        shape ``(n, L_k)`` of the inputs' array type (positional terms, sinks). ``-inf`` entries mask keys;
+        every row must keep a finite score.
+    seed : int, default 0
+        Seed of the random perturbation, an integer ``>= 0``.
+    block : int, default 64
+        Rows per block, ``>= 1``.
+    threads : int or None, default None
+        Worker threads on NumPy (None: the CPUs this process may use), ``>= 1``.
+
+    Returns
+    -------
+    dict
+        ``{"random": m, "adversarial": m}``, each ``m`` a dict of floats: ``row_l1`` (max over rows of the
+        :math:`\ell_1` change), ``A_fro`` (:math:`\|A-\tilde A\|_F`), ``O_fro`` (:math:`\|(A-\tilde A)V\|_F`),
+        ``row_out`` (max over rows of :math:`\|o_i-\tilde o_i\|_2`) and ``E_max`` (:math:`= \epsilon`).
+
+    Raises
+    ------
+    TypeError
+        If ``Q``, ``K`` or ``V`` is not a real array (or they mix array libraries), ``beta`` is not a real number,
+        ``bias`` is not callable, or ``seed``, ``block`` or ``threads`` is not an integer.
+    ValueError
+        If the shapes of ``Q``, ``K``, ``V`` do not fit or are empty, an input contains NaN or inf, ``eps`` is
+        not finite and positive, ``beta`` is not finite, ``seed < 0``, ``block < 1``, ``threads < 1``,
+        ``bias`` returns the wrong shape, or a row's scores :math:`\beta QK^\top + B` overflow.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from attnlab import chain_bounds, chain_measure
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((50, 4)) for _ in range(3))
-    >>> m = chain_measure(Q, K, V, 0.1, beta=0.5, block=16)["random"]
-    >>> bool(m["row_l1"] <= 0.2 and m["E_max"] == 0.1)
+    >>> m = chain_measure(Q, K, V, 0.1, beta=0.5, block=16)
+    >>> b = chain_bounds(0.1, 50, V)
+    >>> all(m[p]["row_l1"] <= b["sharp_row_l1"] and m[p]["A_fro"] <= b["sharp_A_fro"] for p in m)
     True
     """
-    Q = as_float_array(Q, "Q", ndim=2)
-    K = as_float_array(K, "K", ndim=2)
-    V = as_float_array(V, "V", ndim=2)
+    Q, K, V = qkv(Q, K, V)
+    Q, K, V = (a.astype(np.float32) if a.dtype == np.float16 else a for a in (Q, K, V))
     eps = positive_real(eps, "eps")
+    beta = _real(beta, "beta")
     block = positive_int(block, "block")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta):
-        raise ValueError(f"beta must be a finite real number, got {beta!r}")
-    if Q.shape[1] != K.shape[1] or K.shape[0] != V.shape[0]:
-        raise ValueError(f"shapes do not match: Q {Q.shape}, K {K.shape}, V {V.shape}")
+    if bias is not None and not callable(bias):
+        raise TypeError(f"bias must be callable or None, not {type(bias).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    seed = int(seed)
+    if threads is not None:
+        threads = positive_int(threads, "threads")
     xp = get_array_module(Q)
     starts = list(range(0, Q.shape[0], block))
     out = [None] * len(starts)
@@ -503,18 +749,40 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=No
 
 
 def two_key_instance(L, eps):
-    r"""The instance that keeps every link of the chain within a constant of its bound, at every L.
+    r"""The instance that keeps every link of the chain within a constant of its bound, at every ``L``.
 
     Every query sees two keys, 0 and 1, with logits :math:`0` and :math:`\epsilon` (all other keys
     :math:`-10^4`, weight :math:`e^{-10^4} = 0` in float64), and the perturbation :math:`(+\epsilon, -\epsilon)`
     swaps their weights; :math:`V` has the single nonzero row :math:`v_0 = e_1`. (Realisable as
     :math:`QK^\top/\sqrt d`: equal queries, two close keys, the rest far.) All rows are equal, so one row is
-    computed and the Frobenius norms are :math:`\sqrt L` times its norms.
+    computed and the Frobenius norms are :math:`\sqrt L` times its norms: :math:`\|A-\tilde A\|_F =
+    \sqrt{2L}\tanh(\epsilon/2)`, which shows the :math:`\sqrt L` of PDA-chain cannot be dropped.
 
-    Returns the dict of :func:`chain_measure` and ``V``.
+    Parameters
+    ----------
+    L : int
+        The length (queries = keys), ``>= 2``.
+    eps : float
+        The logit error, finite and ``> 0``.
+
+    Returns
+    -------
+    m : dict of float
+        As one entry of :func:`chain_measure`: ``row_l1``, ``A_fro``, ``O_fro``, ``row_out``, ``E_max``.
+    V : numpy.ndarray, shape (L, 2)
+        The values (for :func:`chain_bounds`).
+
+    Raises
+    ------
+    TypeError
+        If ``L`` is not an integer or ``eps`` not a real number.
+    ValueError
+        If ``L < 2`` or ``eps`` is not finite and positive.
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from attnlab import two_key_instance
     >>> m, V = two_key_instance(64, 0.1)
     >>> bool(np.isclose(m["A_fro"], np.sqrt(2 * 64) * np.tanh(0.05)))
     True
@@ -522,7 +790,7 @@ def two_key_instance(L, eps):
     L = positive_int(L, "L")
     eps = positive_real(eps, "eps")
     if L < 2:
-        raise ValueError("L must be >= 2 for the two-key instance")
+        raise ValueError(f"L must be >= 2 for the two-key instance, got {L}")
     x = np.full(L, -1e4)
     x[0], x[1] = 0.0, eps
     h = np.zeros(L)
@@ -534,266 +802,3 @@ def two_key_instance(L, eps):
     return dict(row_l1=float(np.abs(d).sum()), A_fro=float(math.sqrt(L) * np.linalg.norm(d)),
                 O_fro=float(math.sqrt(L) * np.linalg.norm(o)), row_out=float(np.linalg.norm(o)),
                 E_max=float(np.abs(h).max())), V
-
-
-def _kind(kind, L, d, d_v, rng):
-    """Q, K, V, beta and bias for an attention kind: random, sharp (low temperature), real-looking."""
-    Q = rng.standard_normal((L, d))
-    K = rng.standard_normal((L, d))
-    V = rng.standard_normal((L, d_v))
-    if kind == "random":
-        return Q, K, V, 1 / math.sqrt(d), None
-    if kind == "sharp":
-        return Q, K, V, 8 / math.sqrt(d), None
-    if kind == "real":
-        # a shared low-rank component in queries and keys, an ALiBi-like distance penalty and an attention sink
-        U = rng.standard_normal((L, 4))
-        W = rng.standard_normal((4, d))
-        Q = 0.6 * Q + U @ W
-        K = 0.6 * K + U @ W
-
-        def bias(i0, n, Lk, xp):
-            i = xp.arange(i0, i0 + n)[:, None]
-            j = xp.arange(Lk)[None, :]
-            B = -xp.abs(i - j) / 32.0
-            B[:, 0] += 6.0
-            return B
-        return Q, K, V, 1 / math.sqrt(d), bias
-    raise ValueError(f"kind must be 'random', 'sharp' or 'real', got {kind!r}")
-
-
-KINDS = ("random", "sharp", "real")
-
-
-# --------------------------------------------------------------------------- experiments
-@memoize
-def lip_experiment(p, seed, progress=False):
-    """PDA-lip: searches per length, the analytic instance at several t."""
-    rng = np.random.default_rng([seed, 1])
-    rows = lipschitz_search(p["lip_L"], p["lip_starts"], rng, maxiter=p["lip_iter"], sample_n=p["sample_n"],
-                            progress=progress)
-    ts = np.geomspace(1e-4, 10, 21)
-    inst = [dict(t=float(t), ratio=lipschitz_instance(float(t))[2], closed=float(2 * np.tanh(t / 2) / t)) for t in ts]
-    return dict(search=rows, instance=inst)
-
-
-@memoize
-def tanh_experiment(p, seed, progress=False):
-    """AR-tanh: searches per length, worst case against osc, sharp instances."""
-    rng = np.random.default_rng([seed, 2])
-    rows = tanh_search(p["tanh_L"], p["tanh_starts"], rng, maxiter=p["tanh_iter"], progress=progress)
-    sweep = worst_case_vs_osc(p["osc_grid"], p["osc_L"], p["osc_starts"], rng, maxiter=p["tanh_iter"])
-    sharp = []
-    for L in (2, 3, 10, 1000):
-        for w in (0.01, 1.0, 10.0, 50.0):
-            x, h = tanh_sharp_instance(L, w)
-            sharp.append(dict(L=L, osc=w, l1=float(l1_change(x, h)), bound=float(tanh_bound(h))))
-    return dict(search=rows, sweep={k: np.asarray(v).tolist() for k, v in sweep.items()}, sharp=sharp)
-
-
-@memoize
-def chain_experiment(p, seed, progress=False):
-    """PDA-chain: every link, for random, sharp and real-looking attention and two perturbations, over L."""
-    eps = p["eps"]
-    rows = []
-    jobs = [(kind, L) for L in p["chain_L"] for kind in KINDS]
-    for kind, L in tqdm(jobs, desc="PDA-chain", disable=not progress, leave=False):
-        rng = np.random.default_rng([seed, 3, KINDS.index(kind), L])
-        Q, K, V, beta, bias = _kind(kind, L, p["d"], p["d_v"], rng)
-        b = chain_bounds(eps, L, V)
-        ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, seed=seed, block=p["block"])
-        for pert, m in ms.items():
-            rows.append(_ratios(kind, pert, L, eps, m, b))
-    for L in p["chain_L"]:
-        m, V = two_key_instance(L, eps)
-        rows.append(_ratios("two-key", "swap", L, eps, m, chain_bounds(eps, L, V)))
-    return rows
-
-
-def _ratios(kind, pert, L, eps, m, b):
-    return dict(kind=kind, perturbation=pert, L=L, eps=eps, **m,
-                r_row_l1=m["row_l1"] / b["row_l1"], r_A_fro=m["A_fro"] / b["A_fro"],
-                r_O_fro=m["O_fro"] / b["O_fro"], r_row_out=m["row_out"] / b["row_out"],
-                s_row_l1=m["row_l1"] / b["sharp_row_l1"], s_A_fro=m["A_fro"] / b["sharp_A_fro"],
-                s_O_fro=m["O_fro"] / b["sharp_O_fro"], s_row_out=m["row_out"] / b["sharp_row_out"],
-                s_O_spec=m["O_fro"] / (m["A_fro"] * b["V_spec"]) if m["A_fro"] > 0 else 0.0,
-                V_fro=b["V_fro"], V_spec=b["V_spec"], V_rho=b["V_rho"])
-
-
-def chain_slopes(rows, key="r_A_fro"):
-    """Fitted slope of log(ratio) against log L (95% interval) for each (kind, perturbation)."""
-    out = []
-    for kind, pert in sorted({(r["kind"], r["perturbation"]) for r in rows}):
-        sel = [r for r in rows if r["kind"] == kind and r["perturbation"] == pert]
-        Ls = np.array([r["L"] for r in sel], float)
-        v = np.array([r[key] for r in sel], float)
-        if len(sel) >= 3 and np.all(v > 0):
-            if np.ptp(np.log(v)) < 1e-9:  # constant to rounding: the slope is 0 and the fit has no spread
-                out.append(dict(kind=kind, perturbation=pert, ratio=key, slope=0.0, lo=0.0, hi=0.0))
-                continue
-            f = fit_slope(np.log(Ls), np.log(v))
-            out.append(dict(kind=kind, perturbation=pert, ratio=key, slope=f.slope, lo=f.slope_lo, hi=f.slope_hi))
-    return out
-
-
-# --------------------------------------------------------------------------- checks
-def _scale_p(scale):
-    from .audit.scale import preset  # noqa: PLC0415
-
-    return preset(PRESETS, scale)
-
-
-def check_pda_lip(scale=None, seed=0, data=None) -> Verdict:
-    """PDA-lip: refuted if a ratio exceeds 2; loose if the best constant found stays below 1.9 while the
-    analytic instance approaches the sharp constant 1 (within 1e-6 at t = 1e-3); else verified."""
-    p = _scale_p(scale)
-    data = lip_experiment(p, seed) if data is None else data
-    sup = max(r["sup"] for r in data["search"])
-    sampled = max(r["sampled"] for r in data["search"])
-    inst = min(data["instance"], key=lambda r: abs(r["t"] - 1e-3))
-    thr = dict(violation_above=2 * (1 + VIOLATION_TOL), loose_if_sup_below=1.9, sharp_constant=1.0,
-               instance_within=1e-6)
-    if sup > thr["violation_above"]:
-        verdict = "refuted"
-    elif sup < thr["loose_if_sup_below"] and sup <= 1 + VIOLATION_TOL and 1 - inst["ratio"] < thr["instance_within"]:
-        verdict = "loose"
-    else:
-        verdict = "verified"
-    return Verdict("PDA-lip", verdict,
-                   f"Over lengths {p['lip_L'][0]}–{p['lip_L'][-1]} the largest ratio ‖f(x)−f(y)‖₁/‖x−y‖∞ found by "
-                   f"optimisation is {sup:.6f} (random sampling: {sampled:.4f}), below the printed constant 2; the "
-                   f"instance x=(0,t), y−x=(t,−t) reaches {inst['ratio']:.7f} at t={inst['t']:g} and tends to 1, "
-                   f"the best constant.",
-                   numbers=dict(sup_found=sup, sup_sampled=sampled, printed_constant=2.0, best_constant=1.0,
-                                instance_t=inst["t"], instance_ratio=inst["ratio"],
-                                per_length={str(r["L"]): r["sup"] for r in data["search"]}),
-                   thresholds=thr, scale=p["scale"])
-
-
-def check_ar_tanh(scale=None, seed=0, data=None) -> Verdict:
-    """AR-tanh: refuted if a ratio exceeds 1 + 1e-9; verified if moreover the bound is attained (ratio
-    within 1e-6 of 1) by the search and the sharp instances; loose if it holds but is never attained."""
-    p = _scale_p(scale)
-    data = tanh_experiment(p, seed) if data is None else data
-    sup = max(r["sup"] for r in data["search"])
-    sw = data["sweep"]
-    sweep_ratio = np.array(sw["worst"]) / np.array(sw["tanh"])
-    sharp = np.array([r["l1"] / r["bound"] for r in data["sharp"]])
-    top = max(sup, float(sweep_ratio.max()), float(sharp.max()))
-    thr = dict(violation_above=1 + VIOLATION_TOL, attained_within=1e-6)
-    if top > thr["violation_above"]:
-        verdict = "refuted"
-    elif sup >= 1 - thr["attained_within"] and sharp.min() >= 1 - thr["attained_within"]:
-        verdict = "verified"
-    else:
-        verdict = "loose"
-    return Verdict("AR-tanh", verdict,
-                   f"The largest ratio ‖f(x+h)−f(x)‖₁ / 2tanh(osc(h)/4) found is {sup:.9f} (search over lengths "
-                   f"{p['tanh_L'][0]}–{p['tanh_L'][-1]}), and {float(sweep_ratio.max()):.9f} along the osc sweep; the "
-                   f"two-valued instances attain it (ratios {sharp.min():.12f}–{sharp.max():.12f}), so it holds and is sharp.",
-                   numbers=dict(sup_search=sup, sup_sweep=float(sweep_ratio.max()), min_sweep=float(sweep_ratio.min()),
-                                sharp_min=float(sharp.min()), sharp_max=float(sharp.max())),
-                   thresholds=thr, scale=p["scale"])
-
-
-def check_pda_chain(scale=None, seed=0, data=None) -> Verdict:
-    """PDA-chain: refuted if any printed link is exceeded (ratio > 1 + 1e-9); loose if every link holds,
-    the sharper forms (2tanh(ε/2), √(2L)·tanh(ε/2), the spread ρ_V of V, the spectral norm) hold too, and
-    no printed link is ever more than half used (ratio ≤ 1/2); else verified."""
-    p = _scale_p(scale)
-    rows = chain_experiment(p, seed) if data is None else data
-    keys = ("r_row_l1", "r_A_fro", "r_O_fro", "r_row_out")
-    skeys = ("s_row_l1", "s_A_fro", "s_O_fro", "s_row_out", "s_O_spec")
-    printed = {k: max(r[k] for r in rows) for k in keys}
-    sharp = {k: max(r[k] for r in rows) for k in skeys}
-    thr = dict(violation_above=1 + VIOLATION_TOL, loose_if_printed_ratio_at_most=0.5)
-    slopes = {f"{s['kind']}/{s['perturbation']}": [s["slope"], s["lo"], s["hi"]] for s in chain_slopes(rows)}
-    tk = [r for r in rows if r["kind"] == "two-key"]
-    if max(printed.values()) > thr["violation_above"]:
-        verdict = "refuted"
-    elif max(sharp.values()) <= thr["violation_above"] and max(printed.values()) <= thr["loose_if_printed_ratio_at_most"]:
-        verdict = "loose"
-    else:
-        verdict = "verified"
-    rnd = slopes.get("random/random", [float("nan")] * 3)
-    return Verdict("PDA-chain", verdict,
-                   f"No link is exceeded for L = {p['chain_L'][0]}–{p['chain_L'][-1]}: the largest ratios to the printed "
-                   f"bounds are {printed['r_row_l1']:.4f} (row ℓ1), {printed['r_A_fro']:.3f} (‖A−Ã‖_F), "
-                   f"{printed['r_O_fro']:.3f} (‖O−Õ‖_F) and {printed['r_row_out']:.3f} (per row). The two-key instance "
-                   f"keeps ‖A−Ã‖_F/(2ε√L) at {tk[-1]['r_A_fro']:.3f} at every L, so √L is real in the worst case, "
-                   f"while random attention's ratio falls with slope {rnd[0]:.2f} in log L; the constant 2ε can be "
-                   f"2tanh(ε/2) and ‖V‖_F the spread max‖v_j−v̄‖.",
-                   numbers=dict(max_printed=printed, max_sharp=sharp, slopes_A_fro=slopes,
-                                two_key_r_A_fro=[r["r_A_fro"] for r in tk], two_key_r_O_fro=[r["r_O_fro"] for r in tk],
-                                eps=p["eps"], L=p["chain_L"]),
-                   thresholds=thr, scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- plots
-def plot_lipschitz(lip):
-    """Best ratio per length (optimisation and sampling) with the printed and sharp constants; the instance vs t."""
-    from .plotting import figure  # noqa: PLC0415
-
-    fig, (a, b) = figure(2, 1)
-    s = lip["search"]
-    Ls = [r["L"] for r in s]
-    a.plot(Ls, [r["sup"] for r in s], "o-", label="optimised")
-    a.plot(Ls, [r["sampled"] for r in s], "s--", label="random sampling")
-    a.axhline(2, color="k", ls=":", lw=1.5, label="printed constant 2")
-    a.axhline(1, color="#009E73", ls="-.", lw=1.5, label="sharp constant 1")
-    a.set(xscale="log", xlabel="length L", ylabel="sup ‖Δf‖₁ / ‖h‖∞", ylim=(0, 2.2))
-    a.legend(loc="center right")
-    t = [r["t"] for r in lip["instance"]]
-    b.plot(t, [r["ratio"] for r in lip["instance"]], "o", label="instance, computed")
-    b.plot(t, [r["closed"] for r in lip["instance"]], "-", lw=1, label="2 tanh(t/2)/t")
-    b.axhline(1, color="#009E73", ls="-.", lw=1.5)
-    b.set(xscale="log", xlabel="t (perturbation size)", ylabel="ratio", ylim=(0, 1.1))
-    b.legend(loc="lower left")
-    fig.tight_layout()
-    data = dict(L=Ls, sup=[r["sup"] for r in s], sampled=[r["sampled"] for r in s], t=t,
-                instance=[r["ratio"] for r in lip["instance"]])
-    return fig, data
-
-
-def plot_tanh(tn):
-    """Worst case found against osc(h), the tanh bound and the Lipschitz forms; their ratio."""
-    from .plotting import figure  # noqa: PLC0415
-
-    fig, (a, b) = figure(2, 1)
-    sw = {k: np.asarray(v) for k, v in tn["sweep"].items()}
-    a.plot(sw["osc"], sw["tanh"], "-", label="2 tanh(osc/4)")
-    a.plot(sw["osc"], sw["worst"], "o", label="worst case found")
-    a.plot(sw["osc"], np.minimum(sw["lip_printed"], 2), "--", label="printed Lipschitz, best shift")
-    a.plot(sw["osc"], np.minimum(sw["lip_sharp"], 2), ":", label="Lipschitz constant 1")
-    a.set(xscale="log", xlabel="osc(h)", ylabel="‖Δ softmax‖₁")
-    a.legend(loc="upper left")
-    b.plot(sw["osc"], sw["lip_printed"] / sw["tanh"], "-", label="printed Lipschitz / tanh")
-    b.plot(sw["osc"], sw["lip_sharp"] / sw["tanh"], "--", label="sharp Lipschitz / tanh")
-    b.set(xscale="log", yscale="log", xlabel="osc(h)", ylabel="bound / tanh bound")
-    b.legend(loc="upper left")
-    fig.tight_layout()
-    return fig, {k: v.tolist() for k, v in sw.items()}
-
-
-def plot_chain(rows):
-    """Ratios ‖A−Ã‖_F/(2ε√L) and ‖O−Õ‖_F/(2ε√L‖V‖_F) against L for every kind and perturbation."""
-    from .plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    fig, axes = figure(2, 1)
-    colours = dict(zip(("random", "sharp", "real", "two-key"), OKABE_ITO[1:5]))
-    colours["two-key"] = OKABE_ITO[0]
-    data = {}
-    for ax, key, lab in ((axes[0], "r_A_fro", "‖A−Ã‖_F / (2ε√L)"), (axes[1], "r_O_fro", "‖O−Õ‖_F / (2ε√L‖V‖_F)")):
-        for kind, pert in sorted({(r["kind"], r["perturbation"]) for r in rows}):
-            sel = [r for r in rows if r["kind"] == kind and r["perturbation"] == pert]
-            Ls = [r["L"] for r in sel]
-            v = [r[key] for r in sel]
-            ax.plot(Ls, v, "o-" if pert != "random" else "s--", color=colours[kind], label=f"{kind}, {pert}")
-            data[f"{key}:{kind}:{pert}"] = v
-            data["L"] = Ls
-        Ls = np.array(data["L"], float)
-        ax.plot(Ls, 0.3 * (Ls / Ls[0]) ** -0.5, color="grey", lw=1, ls=":", label="slope −1/2")
-        ax.set(xscale="log", yscale="log", xlabel="sequence length L", ylabel=lab)
-    axes[0].legend(fontsize=5, loc="lower left")
-    fig.tight_layout()
-    return fig, data
