@@ -101,7 +101,7 @@ def _plan(xp, Q, K, beta):
     (lq, eq), (lk, ek) = _max_abs(xp, Q), _max_abs(xp, K)
     product = math.log2(Q.shape[1]) + lq + lk  # log2 of a bound on |Q Kᵀ| (Cauchy–Schwarz, partial sums too)
     logits = product + (math.log2(abs(beta)) if beta else -math.inf)
-    if product <= limit and logits <= limit:
+    if product <= limit and logits <= limit and abs(beta) <= float(fi.max) / 4:  # (beta itself cast to the dtype)
         return _Plan(False, beta, 1.0, 1.0, 0, step), Q, K
     if product > limit:  # rescale Q and K so that |entries| < 1 and |Q Kᵀ| <= d
         Q, K = _times_pow2(Q, -eq, step), _times_pow2(K, -ek, step)
