@@ -100,7 +100,7 @@ def reference(Q, K, V, beta, causal, exact):
     a bound delta on the absolute error of the implementation's logits (its rounding: eps·|logit| per entry)."""
     d = Q.shape[1]
     beta = 1 / math.sqrt(d) if beta is None else beta
-    eps = np.finfo(Q.dtype).eps
+    eps = float(np.finfo(Q.dtype).eps)
     sign = -1.0 if beta < 0 else 1.0
     if exact is not None:
         S, e = exact
@@ -130,7 +130,7 @@ def reference(Q, K, V, beta, causal, exact):
 def test_attention_fuzz(case, block, threads):
     Q, K, V, beta, causal, exact = case
     A_ref, O_ref, delta = reference(Q, K, V, beta, causal, exact)
-    eps = np.finfo(Q.dtype).eps
+    eps = float(np.finfo(Q.dtype).eps)
     vmax = float(np.abs(V).max())
     # softmax is 1-Lipschitz from logits (sup norm, shifted) to rows (l1 / 2): |ΔO| <= 2·delta·max|V| + rounding
     tol = min(2 * delta, 2.0) * vmax + 20 * (K.shape[0] + 2) * eps * vmax

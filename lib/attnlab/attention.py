@@ -220,7 +220,7 @@ def attention_matrix(Q, K, *, beta=None, causal=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab import attention_matrix
+    >>> from attnlab.attention import attention_matrix
     >>> attention_matrix(np.zeros((2, 3)), np.zeros((2, 3)), causal=True)
     array([[1. , 0. ],
            [0.5, 0.5]])
@@ -296,7 +296,7 @@ def attention(Q, K, V, *, beta=None, causal=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab import attention
+    >>> from attnlab.attention import attention
     >>> Q = K = np.eye(2); V = np.array([[1.0], [0.0]])
     >>> attention(Q, K, V, beta=np.log(3.0))
     array([[0.75],
@@ -311,9 +311,10 @@ def attention(Q, K, V, *, beta=None, causal=False):
     return _unscale(xp, _dense(xp, plan, Q, K, causal) @ V, V, ev)
 
 
-def _blocked_rows(xp, plan, Q, K, V, causal, block, q0):
-    """Online softmax over key tiles for the queries q0 : q0 + block; returns their output rows."""
-    Qb = Q[q0:min(q0 + block, Q.shape[0]), :]  # stops within the axis (the standard leaves others unspecified)
+def _blocked_rows(xp, plan, Q, K, V, causal, block, q0, out):
+    """Online softmax over key tiles for the queries q0 : q0 + block; writes their rows of ``out``."""
+    q1 = min(q0 + block, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
+    Qb = Q[q0:q1, :]
     nb, dev = Qb.shape[0], array_api_compat.device(Q)
     m = xp.full((nb, 1), -xp.inf, dtype=Q.dtype, device=dev)
     ell = xp.zeros((nb, 1), dtype=Q.dtype, device=dev)
@@ -331,7 +332,7 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, q0):
         acc *= scale
         acc += S @ V[k0:k1, :]
         m = m_new
-    return acc / ell
+    out[q0:q1, :] = acc / ell
 
 
 def _cpu_count() -> int:
@@ -405,7 +406,7 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, block=1024, threads=N
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab import attention, attention_blocked
+    >>> from attnlab.attention import attention, attention_blocked
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((10, 4)) for _ in range(3))
     >>> bool(np.allclose(attention_blocked(Q, K, V, block=3), attention(Q, K, V)))
@@ -416,12 +417,13 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, block=1024, threads=N
     threads = _cpu_count() if threads is None else positive_int(threads, "threads")
     plan, Q, K = _plan(xp, Q, K, beta)
     V, ev = _values(xp, V, K.shape[0])
+    out = xp.empty((Q.shape[0], V.shape[1]), dtype=V.dtype, device=array_api_compat.device(Q))
     starts = range(0, Q.shape[0], block)
-    run = lambda q0: _blocked_rows(xp, plan, Q, K, V, causal, block, q0)  # noqa: E731
+    run = lambda q0: _blocked_rows(xp, plan, Q, K, V, causal, block, q0, out)  # noqa: E731
     if array_api_compat.is_numpy_namespace(xp) and threads > 1 and len(starts) > 1:
         with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
-            parts = list(pool.map(run, starts))  # list() re-raises any worker's exception here
+            list(pool.map(run, starts))  # list() re-raises any worker's exception here
     else:
-        parts = [run(q0) for q0 in starts]
-    out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+        for q0 in starts:
+            run(q0)
     return _unscale(xp, out, V, ev)
