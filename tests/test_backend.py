@@ -35,6 +35,23 @@ def test_get_array_module_and_rng():
     assert isinstance(to_numpy(np.ones(2)), np.ndarray)
 
 
+def test_to_numpy_reads_any_array_api_array():
+    xs = pytest.importorskip("array_api_strict")
+    out = to_numpy(xs.asarray([[1.0, 2.0]]))
+    assert isinstance(out, np.ndarray) and out.tolist() == [[1.0, 2.0]]
+    a = np.ones(3)
+    assert to_numpy(a) is a
+    assert to_numpy(2.5).shape == () and to_numpy([1, 2]).tolist() == [1, 2]
+
+
+def test_is_cupy_and_default_xp(monkeypatch):
+    assert not backend.is_cupy(np.ones(2)) and not backend.is_cupy(3.0)
+    monkeypatch.setenv("ATTNLAB_BACKEND", "NumPy")
+    assert backend.default_xp() is np
+    with pytest.raises(TypeError, match="seed must be an integer, not bool"):
+        make_rng(True, np)
+
+
 @gpu
 def test_cupy_types_preserved():
     import cupy

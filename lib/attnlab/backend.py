@@ -33,11 +33,28 @@ def _cupy():
 def default_backend() -> str:
     """Name of the default backend, ``"numpy"`` or ``"cupy"``.
 
-    ``ATTNLAB_BACKEND=numpy|cupy|auto`` overrides; ``cupy`` without a usable
-    GPU raises ``RuntimeError`` rather than silently falling back.
+    Read from the environment variable ``ATTNLAB_BACKEND`` (``numpy``,
+    ``cupy`` or ``auto``, case-insensitive; unset means ``auto``): ``auto``
+    picks CuPy when it imports and sees a GPU, else NumPy. It decides only
+    where a function creates arrays from nothing; computations on arrays
+    follow their inputs.
+
+    Returns
+    -------
+    name : str
+        ``"numpy"`` or ``"cupy"``.
+
+    Raises
+    ------
+    ValueError
+        ``ATTNLAB_BACKEND`` holds another value.
+    RuntimeError
+        ``ATTNLAB_BACKEND=cupy`` but CuPy with a GPU is not available (no
+        silent fallback).
 
     Examples
     --------
+    >>> from attnlab import default_backend
     >>> default_backend() in ("numpy", "cupy")
     True
     """
@@ -53,24 +70,74 @@ def default_backend() -> str:
 
 
 def default_xp() -> types.ModuleType:
-    """The array module of the default backend (``numpy`` or ``cupy``)."""
+    """The array module of the default backend (``numpy`` or ``cupy``).
+
+    Returns
+    -------
+    xp : module
+        ``numpy`` or ``cupy``, as chosen by :func:`default_backend`.
+
+    Raises
+    ------
+    ValueError, RuntimeError
+        As :func:`default_backend`.
+
+    Examples
+    --------
+    >>> from attnlab import default_xp
+    >>> default_xp().__name__ in ("numpy", "cupy")
+    True
+    """
     return _cupy() if default_backend() == "cupy" else np
 
 
 def is_cupy(x) -> bool:
-    """True when ``x`` is a CuPy array (without importing CuPy needlessly)."""
+    """Whether ``x`` is a CuPy object (array or scalar), without importing CuPy.
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True when the type of ``x`` comes from the ``cupy`` package.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import is_cupy
+    >>> is_cupy(np.ones(2))
+    False
+    """
     return type(x).__module__.split(".")[0] == "cupy"
 
 
 def get_array_module(*arrays) -> types.ModuleType:
     """The array module (``numpy`` or ``cupy``) of the given arrays.
 
-    Any CuPy array among the arguments selects CuPy; otherwise NumPy.
+    Any CuPy array among the arguments selects CuPy; otherwise NumPy. This
+    is the NumPy/CuPy dispatch of the modules that use NumPy-specific calls;
+    the backend-generic core (:func:`softmax`, :func:`attention`, …) takes
+    the array-API namespace instead (``array_api_compat.array_namespace``),
+    which covers any conforming library.
+
+    Parameters
+    ----------
+    *arrays : objects
+        Arrays or scalars of any kind (non-CuPy objects count as NumPy).
+
+    Returns
+    -------
+    xp : module
+        ``cupy`` if any argument is a CuPy object, else ``numpy``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> get_array_module(np.ones(3)) is np
+    >>> from attnlab import get_array_module
+    >>> get_array_module(np.ones(3), 2.0) is np
     True
     """
     for a in arrays:
@@ -84,12 +151,31 @@ def get_array_module(*arrays) -> types.ModuleType:
 def make_rng(seed: int, xp: types.ModuleType | None = None):
     """A seeded random generator of the default (or given) backend.
 
-    Returns ``numpy.random.Generator`` (PCG64) for NumPy and
-    ``cupy.random.Generator`` for CuPy. Draws differ between backends, so a
-    figure records the backend in its provenance.
+    Draws differ between backends, so a figure records the backend in its
+    provenance.
+
+    Parameters
+    ----------
+    seed : int
+        The seed, a Python or NumPy integer (not bool).
+    xp : module, optional
+        ``numpy`` or ``cupy``; default :func:`default_xp`.
+
+    Returns
+    -------
+    rng : numpy.random.Generator or cupy.random.Generator
+        ``numpy.random.default_rng(seed)`` (PCG64) for NumPy, CuPy's
+        ``default_rng`` for CuPy.
+
+    Raises
+    ------
+    TypeError
+        ``seed`` is not an integer.
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from attnlab import make_rng
     >>> make_rng(0, np).standard_normal(2).shape
     (2,)
     """
@@ -115,7 +201,28 @@ def rng_module(rng) -> types.ModuleType:
 
 
 def to_numpy(x):
-    """A NumPy copy of ``x`` (a no-op for NumPy arrays and scalars)."""
+    """``x`` as a NumPy array, copied from the device if needed.
+
+    Parameters
+    ----------
+    x : array or scalar
+        A NumPy, CuPy or other array-API array (read through DLPack, e.g.
+        ``array_api_strict``), a Python/NumPy scalar, or a (nested) list.
+
+    Returns
+    -------
+    numpy.ndarray
+        The same values; NumPy input is returned as is (no copy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import to_numpy
+    >>> to_numpy([1.0, 2.0])
+    array([1., 2.])
+    """
     if is_cupy(x):
         return x.get()
-    return np.asarray(x)
+    if isinstance(x, (np.ndarray, np.generic)) or not hasattr(x, "__dlpack__"):
+        return np.asarray(x)
+    return np.from_dlpack(x)
