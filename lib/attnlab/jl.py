@@ -432,7 +432,8 @@ def m_theorem(d, eps, n_events, delta, *, const: float = 2.0):
         If ``d`` or ``n_events`` is not an integer (bool included), or ``eps``, ``delta`` or ``const`` not a real
         number.
     ValueError
-        If ``d`` or ``n_events`` < 1, ``eps`` or ``const`` is not finite and > 0, or ``delta`` is outside (0, 1).
+        If ``d`` or ``n_events`` < 1, ``eps`` or ``const`` is not finite and > 0, ``delta`` is outside (0, 1),
+        or ``eps`` is so small that the required m exceeds float64.
 
     Examples
     --------
@@ -445,17 +446,20 @@ def m_theorem(d, eps, n_events, delta, *, const: float = 2.0):
     positive_int(n_events, "n_events")
     in_open_interval(delta, 0.0, 1.0, "delta")
     positive_real(const, "const")
-    return max(1, int(math.ceil(8 * d / eps**2 * math.log(const * n_events / delta))))
+    m = 8 * d / eps**2 * math.log(const * n_events / delta) if eps**2 > 0 else math.inf
+    if not math.isfinite(m):
+        raise ValueError(f"eps = {eps:g} is too small for d = {d}: the required m is beyond float64")
+    return max(1, int(math.ceil(m)))
 
 
-def _smallest_m(ok, lo=1, hi=1 << 40):
+def _smallest_m(ok, lo=1, hi=1 << 40, *, hint=""):
     """Smallest integer m in [lo, hi] with ok(m) true, for monotone ok (doubling, then bisection)."""
     m = lo
     while not ok(m):
         lo = m + 1
         m *= 2
         if m > hi:
-            raise ValueError("no m up to the search limit satisfies the condition")
+            raise ValueError(f"no m up to {hi} satisfies the condition{hint}")
     return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
 
 
@@ -499,7 +503,8 @@ def m_union_exact(eps0, n_events, delta):
     positive_real(eps0, "eps0")
     positive_int(n_events, "n_events")
     in_open_interval(delta, 0.0, 1.0, "delta")
-    return _smallest_m(lambda m: n_events * inner_product_tail(m, eps0, 1.0) <= delta)
+    return _smallest_m(lambda m: n_events * inner_product_tail(m, eps0, 1.0) <= delta,
+                       hint=f" (eps0 = {eps0:g} and delta = {delta:g} ask too much)")
 
 
 def sup_row_tail(m, eps0, d):
@@ -589,7 +594,8 @@ def m_sup_row(d, eps0, delta):
     positive_int(d, "d")
     positive_real(eps0, "eps0")
     in_open_interval(delta, 0.0, 1.0, "delta")
-    return _smallest_m(lambda m: sup_row_tail(m, eps0, d) <= delta)
+    return _smallest_m(lambda m: sup_row_tail(m, eps0, d) <= delta,
+                       hint=f" (eps0 = {eps0:g} and delta = {delta:g} ask too much)")
 
 
 def sample_row_max_error(K, q, m, trials, rng):
