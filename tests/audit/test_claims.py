@@ -140,7 +140,7 @@ def test_get_claim_is_case_insensitive_and_suggests():
 
 def test_chapter_data_gives_the_same_verdict():
     """A chapter hands its experiment to the check (evaluate(..., data=...)); the verdict must not change."""
-    from attnlab import jl
+    from attnlab.audit import jl
     from attnlab.audit.scale import preset
 
     p = preset(jl.PRESETS, "smoke")

@@ -1,0 +1,85 @@
+"""The audit of chapter 01 (attnlab.audit.jl): its sweeps, simulated requirements and checks."""
+import math
+
+import numpy as np
+import pytest
+
+from attnlab import jl
+from attnlab.audit import jl as audit
+from attnlab.audit.scale import preset
+from attnlab.audit.stats import clopper_pearson
+
+
+def test_scaling_bias():
+    rng = np.random.default_rng(0)
+    Q, K = rng.standard_normal((32, 16)), rng.standard_normal((32, 16))
+    rows = audit.scaling_sweep(Q, K, [16, 256], 8, rng)
+    assert rows[1]["slope_printed"] == pytest.approx(math.sqrt(16 / 256), rel=0.1)
+    assert rows[1]["slope_unbiased"] == pytest.approx(1.0, rel=0.1)
+    assert rows[1]["err_unbiased"] < rows[0]["err_unbiased"]
+
+
+def test_random_unit_rows():
+    X = audit.random_unit_rows(100, 5, np.random.default_rng(0))
+    assert X.shape == (100, 5) and np.allclose(np.linalg.norm(X, axis=1), 1)
+
+
+def test_tail_grid_rows_agree_with_the_library():
+    rows = audit.tail_grid([16, 64], [0.3], 2_000, np.random.default_rng(0), grid=3)
+    assert [r["m"] for r in rows] == [16, 64]
+    for r in rows:
+        assert r["c_star"] == 1.0 and r["tail"] == pytest.approx(jl.inner_product_tail(r["m"], 0.3))
+        assert r["bound"] == float(jl.jl_bound_printed(r["m"], 0.3))
+        assert r["mc_lo"] <= r["mc_k"] / r["mc_n"] <= r["mc_hi"] and r["mc_lo999"] <= r["mc_lo"]
+
+
+def test_tail_slopes_approach_the_rate():
+    rows = [dict(eps=0.3, m=m, tail=jl.inner_product_tail(m, 0.3)) for m in (256, 512, 1024, 2048, 4096)]
+    (s,) = audit.tail_slopes(rows)
+    assert s["rate"] == -jl.large_deviation_rate(0.3) and s["printed"] == -0.3**2 / 8
+    assert s["slope"] == pytest.approx(s["rate"], rel=0.05)
+    assert audit.tail_slopes(rows[:2]) == []  # fewer than three points: no fit
+
+
+def test_dimension_table_columns():
+    (row,) = audit.dimension_table(64, 0.5, 0.1, [1000])
+    assert row["stated"] == jl.m_theorem(64, 0.5, 1000, 0.1)
+    assert row["proof"] == jl.m_theorem(64, 0.5, 1000, 0.1, const=4) > row["stated"]
+    assert row["union_exact"] == jl.m_union_exact(0.0625, 1000, 0.1) and row["certified"]
+    (pair,) = audit.dimension_table(64, 0.5, 0.1, [1000], pairs=True)
+    assert pair["stated"] == jl.m_theorem(64, 0.5, 10**6, 0.1)
+
+
+def test_simulated_row_requirement_is_the_smallest_passing_m():
+    rng = np.random.default_rng(1)
+    K, q = audit.random_unit_rows(20, 4, rng), audit.random_unit_rows(1, 4, rng)[0]
+    m = audit.m_simulated_row(K, q, 0.3, 0.2, 200, np.random.default_rng(2))
+    assert m >= 1
+    # at m the 95% upper limit passed on the draws made there; a fresh batch at a much larger m passes too
+    err = jl.sample_row_max_error(K, q, 8 * m, 200, rng)
+    assert clopper_pearson(int((err >= 0.3).sum()), 200)[1] <= 0.2
+
+
+@pytest.mark.parametrize("check, experiment", [
+    (audit.check_pda_jl, audit.tail_experiment),
+    (audit.check_pda_row, audit.row_experiment),
+    (audit.check_pda_alg, audit.scaling_experiment),
+])
+def test_checks_take_the_chapter_data(check, experiment, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = preset(audit.PRESETS, "smoke")
+    assert check("smoke", 0, data=experiment(p, 0)) == check("smoke", 0)
+
+
+def test_check_pda_global_takes_the_pairs_table():
+    p = preset(audit.PRESETS, "smoke")
+    pairs = audit.dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True)
+    v = audit.check_pda_global("smoke", data=pairs)
+    assert v == audit.check_pda_global("smoke") and v.verdict == "loose"
+    assert v.numbers["stated_certified_everywhere"]
+
+
+def test_presets_cover_every_scale():
+    for scale in ("smoke", "book", "paper"):
+        p = preset(audit.PRESETS, scale)
+        assert all(0 < e < 0.5 for e in p["eps"]) and p["logit_eps"] / math.sqrt(p["d"]) < 0.5
