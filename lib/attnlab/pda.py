@@ -1,148 +1,264 @@
-r"""Projection–Decomposition Attention, reproduced and audited (claims PDA-total, PDA-time, PDA-space, PDA-param,
-PDA-headline; the algorithm itself is claim PDA-alg, checked in the JL chapter).
+r"""Projection–Decomposition Attention (PDA, seed 000, Algorithm 2.1) and the parameter rule of its §5.1.
 
-Algorithm 2.1 of seed 000: :math:`P\in\mathbb R^{d\times m}` with :math:`\mathcal N(0,1/m)` entries,
-:math:`\tilde S = (QP)(KP)^\top/\sqrt m` as printed (or :math:`/\sqrt d`, unbiased),
-:math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`, :math:`\tilde A_r` its best rank-r approximation, and
-:math:`\tilde O_r = \tilde A_r V`.
+:math:`P\in\mathbb R^{d\times m}` with :math:`\mathcal N(0,1/m)` entries, :math:`\tilde S = (QP)(KP)^\top/\sqrt m` as
+printed (or :math:`/\sqrt d`, unbiased), :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`, :math:`\tilde A_r` its
+best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book's audit of the claims
+about it (PDA-total, PDA-time, PDA-space, PDA-param, PDA-headline) is :mod:`attnlab.audit.pda`.
 """
 from __future__ import annotations
 
 import math
-import time
-import tracemalloc
 
 import numpy as np
+from array_api_compat import device as _device
+from array_api_compat import is_cupy_namespace, is_numpy_namespace
 from sklearn.utils.extmath import randomized_svd
-from tqdm import tqdm
 
-from ._validate import in_open_interval, positive_int, positive_real, qkv
-from .attention import attention, attention_blocked
-from .backend import get_array_module, is_cupy, rng_module
-from .projection import gaussian_projection, projected_logits
-from .audit.cache import memoize
-from .audit.scale import preset
-from .softmax import softmax
-from .spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
-from .audit.stats import fit_slope
-from .audit.verdict import Verdict
+from ._validate import in_open_interval, positive_int, positive_real
+from .backend import rng_module
+from .projection import _float_matrix, _logits, _namespace, gaussian_projection
 
-__all__ = [
-    "PRESETS",
-    "pda_attention",
-    "randomized_svd_op",
-    "m_required",
-    "headline_experiment",
-    "sweep_experiment",
-    "cost_experiment",
-    "param_table",
-    "check_pda_total",
-    "check_pda_time",
-    "check_pda_space",
-    "check_pda_param",
-    "check_pda_headline",
-    "plot_headline",
-    "plot_sweeps",
-    "plot_cost",
-    "plot_param",
-]
-
-#: Sizes per scale. ``full_max``: largest L whose full spectrum is computed (for the total bound).
-PRESETS = {
-    "smoke": dict(d=[64], L=[256, 512], m=128, r=32, full_max=512, n_iter=2, sweep_L=256,
-                  sweep_m=[16, 64, 256], sweep_r=[1, 8, 32, 128], cost_L=[128, 256, 512], cost_repeats=1,
-                  param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=128),
-    "book": dict(d=[64, 128], L=[512, 1024, 2048, 4096, 8192], m=128, r=32, full_max=1024, n_iter=2, sweep_L=512,
-                 sweep_m=[16, 32, 64, 128, 256, 512, 1024], sweep_r=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-                 cost_L=[256, 512, 1024, 2048], cost_repeats=2,
-                 param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1, block=256),
-    "paper": dict(d=[64, 128], L=[512, 1024, 2048, 4096, 8192], m=128, r=32, full_max=2048, n_iter=4,
-                  sweep_L=2048, sweep_m=[16, 32, 64, 128, 256, 512, 1024, 4096],
-                  sweep_r=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], cost_L=[256, 512, 1024, 2048, 4096, 8192],
-                  cost_repeats=3, param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1,
-                  block=512),
-}
+__all__ = ["pda_attention", "randomized_svd_op", "m_required"]
 
 
-# --------------------------------------------------------------------------- the algorithm
-def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10, n_iter: int = 2, xp=np):
-    r"""Rank-r randomized SVD (Halko–Martinsson–Tropp, with QR-stabilised power iterations) of an operator.
+def _softmax_rows(S, xp, what: str = "Q and K"):
+    """Row softmax with standard calls only, shifted by the row maximum (stable at any temperature).
 
-    ``matmat(X)`` returns :math:`AX` and ``rmatmat(Y)`` returns :math:`A^\top Y`; A itself is never needed,
-    which is what lets :func:`pda_attention` stream :math:`\tilde A` in row blocks. Returns ``(U, s, Vt)``.
+    ``ValueError`` naming ``what`` when a logit overflowed (inf or NaN): the shift cannot repair that.
     """
-    n_rows, n_cols = shape
+    if not bool(xp.all(xp.isfinite(S))):
+        raise ValueError(f"the projected logits of {what} overflow {S.dtype}: scale {what} down")
+    mx = xp.max(S, axis=-1, keepdims=True)
+    e = xp.exp(S - mx)
+    e /= xp.sum(e, axis=-1, keepdims=True)
+    return e
+
+
+def _native(xp):
+    """The NumPy or CuPy module behind namespace ``xp``, or None for any other library."""
+    if is_numpy_namespace(xp):
+        return np
+    if is_cupy_namespace(xp):
+        import cupy  # noqa: PLC0415
+
+        return cupy
+    return None
+
+
+def _checked(Z, name, n, k, xp):
+    """``Z`` (the output of the user's ``name``) if it is a finite (n, k) array of ``xp``, else ``ValueError``."""
+    expected = (n, k)
+    if not hasattr(Z, "shape") or tuple(Z.shape) != expected:
+        got = tuple(Z.shape) if hasattr(Z, "shape") else type(Z).__name__
+        raise ValueError(f"{name} must return an array of shape {expected}, got {got}")
+    if not bool(xp.all(xp.isfinite(Z))):
+        raise ValueError(f"{name} returned NaN or inf")
+    return Z
+
+
+# --------------------------------------------------------------------------- the randomized SVD
+def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10, n_iter: int = 2, xp=None):
+    r"""Rank-r randomized SVD (Halko–Martinsson–Tropp, QR-stabilised power iterations) of a matrix given as an operator.
+
+    With :math:`k = \min(r + \text{n\_oversamples}, n_{\rm rows}, n_{\rm cols})` and a Gaussian
+    :math:`\Omega\in\mathbb R^{n_{\rm cols}\times k}`: :math:`Y = A\Omega`, then ``n_iter`` times
+    :math:`Y \leftarrow A\,\mathrm{qr}(A^\top\mathrm{qr}(Y))`; with :math:`Q_b = \mathrm{qr}(Y)`,
+    :math:`B = Q_b^\top A = (A^\top Q_b)^\top` and its SVD :math:`B = U_b\Sigma V^\top`, the result is
+    :math:`(Q_bU_b)_{:, :r}, \sigma_{:r}, V^\top_{:r}`. ``A`` itself is never needed, which is what lets
+    :func:`pda_attention` stream :math:`\tilde A` in row blocks. NumPy or CuPy only (it uses ``linalg.qr``).
+
+    Parameters
+    ----------
+    matmat : callable
+        ``matmat(X)`` returns :math:`AX`, shape (n_rows, k), for X of shape (n_cols, k).
+    rmatmat : callable
+        ``rmatmat(Y)`` returns :math:`A^\top Y`, shape (n_cols, k), for Y of shape (n_rows, k).
+    shape : tuple of two ints
+        ``(n_rows, n_cols)`` of A, both >= 1.
+    r : int
+        Rank, 1 <= r <= min(n_rows, n_cols).
+    rng : numpy.random.Generator or cupy.random.Generator
+        Draws :math:`\Omega` (standard normal).
+    n_oversamples : int
+        Extra columns of :math:`\Omega`, >= 1.
+    n_iter : int
+        Power iterations, >= 1.
+    xp : module, optional
+        ``numpy`` or ``cupy``, the library of the arrays that ``matmat`` and ``rmatmat`` take; default the
+        generator's. The draw of :math:`\Omega` is converted to it.
+
+    Returns
+    -------
+    U : array of shape (n_rows, r)
+    s : array of shape (r,)
+        Approximate leading singular values, non-increasing.
+    Vt : array of shape (r, n_cols)
+
+    Raises
+    ------
+    TypeError
+        If ``matmat`` or ``rmatmat`` is not callable, ``shape`` is not two integers, ``r``, ``n_oversamples`` or
+        ``n_iter`` is not an integer, ``rng`` is not a NumPy or CuPy ``Generator``, or ``xp`` is not numpy or cupy.
+    ValueError
+        If a size or count is < 1, ``r`` > min(shape), or ``matmat``/``rmatmat`` return a wrongly shaped array or
+        NaN or inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import randomized_svd_op
+    >>> A = np.random.default_rng(0).standard_normal((30, 3)) @ np.random.default_rng(1).standard_normal((3, 20))
+    >>> U, s, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, 3, np.random.default_rng(2))
+    >>> U.shape, s.shape, Vt.shape, bool(np.allclose(U @ np.diag(s) @ Vt, A))
+    ((30, 3), (3,), (3, 20), True)
+    """
+    for name, f in (("matmat", matmat), ("rmatmat", rmatmat)):
+        if not callable(f):
+            raise TypeError(f"{name} must be callable, not {type(f).__name__}")
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+        raise TypeError(f"shape must be a pair (n_rows, n_cols), got {shape!r}")
+    n_rows, n_cols = (positive_int(n, "shape") for n in shape)
+    r = positive_int(r, "r")
+    if r > min(n_rows, n_cols):
+        raise ValueError(f"r must be <= min(shape) = {min(n_rows, n_cols)}, got {r}")
+    n_oversamples = positive_int(n_oversamples, "n_oversamples")
+    n_iter = positive_int(n_iter, "n_iter")
+    rxp = rng_module(rng)
+    xp = rxp if xp is None else xp
+    if xp is not np and getattr(xp, "__name__", None) != "cupy":
+        raise TypeError(f"xp must be the numpy or the cupy module, not {xp!r}")
     k = min(r + n_oversamples, n_rows, n_cols)
-    Y = matmat(rng.standard_normal((n_cols, k)))
+    Omega = rng.standard_normal((n_cols, k))
+    Y = _checked(matmat(Omega if rxp is xp else xp.asarray(Omega)), "matmat", n_rows, k, xp)
+    del Omega  # the test matrix is not kept: memory O((n_rows + n_cols)·k) at any time
     for _ in range(n_iter):
         Y, _ = xp.linalg.qr(Y)
-        Z, _ = xp.linalg.qr(rmatmat(Y))
-        Y = matmat(Z)
+        Z, _ = xp.linalg.qr(_checked(rmatmat(Y), "rmatmat", n_cols, k, xp))
+        Y = _checked(matmat(Z), "matmat", n_rows, k, xp)
     Qb, _ = xp.linalg.qr(Y)
-    B = rmatmat(Qb).T  # = Qbᵀ A, shape k × n_cols
+    B = _checked(rmatmat(Qb), "rmatmat", n_cols, k, xp).T  # = Qbᵀ A, shape k × n_cols
     Ub, s, Vt = xp.linalg.svd(B, full_matrices=False)
     return (Qb @ Ub)[:, :r], s[:r], Vt[:r]
 
 
-def _check_pda(Q, K, V, m, r):
-    Q, K, V = qkv(Q, K, V)
-    m = positive_int(m, "m")
-    r = positive_int(r, "r")
-    L = min(Q.shape[0], K.shape[0])
-    if r > L:
-        raise ValueError(f"r must be <= L = {L}, got {r}")
-    return Q, K, V, m, r
-
-
+# --------------------------------------------------------------------------- PDA
 def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_oversamples: int = 10,
                   n_iter: int = 2, block: int = 512, return_parts: bool = False):
-    r"""PDA (seed 000, Algorithm 2.1): :math:`\tilde O_r = \tilde A_r V`.
+    r"""PDA (seed 000, Algorithm 2.1): :math:`\tilde O_r = \tilde A_r V` with :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`.
 
-    :math:`P` = :func:`attnlab.gaussian_projection` ``(d, m, rng)``; :math:`\tilde S` =
-    :func:`attnlab.projection.projected_logits` with ``scaling="printed"`` (:math:`/\sqrt m`, Algorithm 2.1 as
-    printed; biased by :math:`\sqrt{d/m}`, claim PDA-alg) or ``"unbiased"`` (:math:`/\sqrt d`, the second half);
-    :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`; :math:`\tilde A_r` from
+    :math:`P` = :func:`attnlab.gaussian_projection` ``(d, m, rng)``; :math:`\tilde S` as in
+    :func:`attnlab.projected_logits`: ``scaling="printed"`` divides :math:`(QP)(KP)^\top` by :math:`\sqrt m`
+    (Algorithm 2.1 as printed; biased by :math:`\sqrt{d/m}`, claim PDA-alg), ``"unbiased"`` by :math:`\sqrt d`
+    (the second half); the row softmax is shifted by the row maximum (stable at any temperature);
+    :math:`\tilde A_r` comes from
 
-    - ``svd="full"``: the exact truncated SVD (LAPACK), :math:`\tilde A_r` optimal (Eckart–Young);
+    - ``svd="full"``: the exact truncated SVD, :math:`\tilde A_r` optimal (Eckart–Young). Backend-generic:
+      the namespace comes from Q, K, V (array API standard; NumPy, CuPy, ``array_api_strict``, …); P is drawn
+      with ``rng`` and converted with ``xp.asarray``;
     - ``svd="randomized"``: randomized SVD as §4 suggests (:func:`sklearn.utils.extmath.randomized_svd` on NumPy,
       :func:`randomized_svd_op` on CuPy), ``n_iter`` power iterations, ``n_oversamples`` extra columns;
-    - ``svd="streamed"``: the same randomized SVD with :math:`\tilde A` never stored: each product with
-      :math:`\tilde A` or :math:`\tilde A^\top` recomputes it in blocks of ``block`` query rows, so memory is
-      O(L(d + m + r) + block·L) — what §4.2's O(Ld + Lm + Lr) needs — at the price of 2·n_iter + 2 passes.
+    - ``svd="streamed"``: the same randomized SVD (:func:`randomized_svd_op`) with :math:`\tilde A` never stored:
+      each product with :math:`\tilde A` or :math:`\tilde A^\top` recomputes it in blocks of ``block`` query
+      rows, so memory is O(L(d + m + r) + block·L) — what §4.2's O(Ld + Lm + Lr) needs — at the price of
+      2·n_iter + 2 passes.
 
-    Shapes: Q (L_q, d), K (L_k, d), V (L_k, d_v); returns (L_q, d_v) (and, with ``return_parts``, a dict with
-    ``P``, ``U``, ``s``, ``Vt``). ``m`` ≥ 1; 1 ≤ ``r`` ≤ min(L_q, L_k). Backend-generic.
+    The randomized and streamed variants are NumPy/CuPy only.
+
+    Parameters
+    ----------
+    Q : array of shape (L_q, d)
+        Queries, real and finite (integers and booleans computed in float64, float16 in float32).
+    K : array of shape (L_k, d)
+        Keys, same library as ``Q``.
+    V : array of shape (L_k, d_v)
+        Values, same library as ``Q``.
+    m : int
+        Projected dimension, >= 1.
+    r : int
+        Rank of :math:`\tilde A_r`, 1 <= r <= min(L_q, L_k).
+    rng : numpy.random.Generator (or cupy.random.Generator with CuPy arrays)
+        Draws P (then the randomized SVD's test matrix).
+    scaling : {"unbiased", "printed"}
+    svd : {"full", "randomized", "streamed"}
+    n_oversamples, n_iter : int
+        Oversampling and power iterations of the randomized SVD, both >= 1 (checked for every ``svd``).
+    block : int
+        Query rows per block of the streamed variant, >= 1 (checked for every ``svd``).
+    return_parts : bool
+        Also return ``dict(P=P, U=U, s=s, Vt=Vt)``, the projection and the factors of :math:`\tilde A_r`.
+
+    Returns
+    -------
+    O : array of shape (L_q, d_v)
+        :math:`\tilde O_r`, in the library of the inputs and the type they promote to (float32 or float64).
+    parts : dict, only with ``return_parts``
+
+    Raises
+    ------
+    TypeError
+        If Q, K, V are not real arrays of one library, ``m``, ``r``, ``n_oversamples``, ``n_iter`` or ``block`` is
+        not an integer, ``return_parts`` is not a bool, ``rng`` is not a NumPy (or, for CuPy arrays, CuPy)
+        ``Generator``, or ``svd`` is "randomized"/"streamed" for arrays of a library other than NumPy or CuPy.
+    ValueError
+        If Q, K, V are not 2-D, empty, hold NaN or inf, or have mismatched shapes; if a count is < 1 or
+        ``r`` > min(L_q, L_k); if ``scaling`` or ``svd`` is unknown; if the projected logits overflow the
+        floating type (Q or K too large) or the output does (V too large).
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from attnlab import gaussian_projection, pda_attention, projected_logits, softmax
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((64, 8)) for _ in range(3))
     >>> O = pda_attention(Q, K, V, m=16, r=64, rng=np.random.default_rng(1))   # r = L: no truncation
     >>> P = gaussian_projection(8, 16, np.random.default_rng(1))
     >>> bool(np.allclose(O, softmax(projected_logits(Q, K, P)) @ V))
     True
+    >>> O8 = pda_attention(Q, K, V, m=16, r=8, rng=np.random.default_rng(1), svd="streamed", block=16)
+    >>> O8.shape
+    (64, 8)
     """
-    Q, K, V, m, r = _check_pda(Q, K, V, m, r)
+    xp, a = _namespace(Q=Q, K=K, V=V)
+    Q, K, V = (_float_matrix(a[k], k, xp) for k in ("Q", "K", "V"))
+    del a
+    if Q.shape[1] != K.shape[1]:
+        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
+    if K.shape[0] != V.shape[0]:
+        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
+    m = positive_int(m, "m")
+    r = positive_int(r, "r")
+    L = min(Q.shape[0], K.shape[0])
+    if r > L:
+        raise ValueError(f"r must be <= L = {L}, got {r}")
     if scaling not in ("printed", "unbiased"):
         raise ValueError(f"scaling must be 'printed' or 'unbiased', got {scaling!r}")
     if svd not in ("full", "randomized", "streamed"):
         raise ValueError(f"svd must be 'full', 'randomized' or 'streamed', got {svd!r}")
+    n_oversamples = positive_int(n_oversamples, "n_oversamples")
+    n_iter = positive_int(n_iter, "n_iter")
     block = positive_int(block, "block")
-    xp = get_array_module(Q)
-    if rng_module(rng) is not xp:
-        raise TypeError("rng must belong to the same array library as Q, K and V")
+    if not isinstance(return_parts, (bool, np.bool_)):
+        raise TypeError(f"return_parts must be a bool, not {type(return_parts).__name__}")
+    nxp = _native(xp)
+    rxp = rng_module(rng)
+    if rxp is not np and rxp is not nxp:
+        raise TypeError("rng must be a numpy.random.Generator (a cupy.random.Generator only with CuPy arrays)")
+    if svd != "full" and nxp is None:
+        raise TypeError(f"svd={svd!r} needs NumPy or CuPy arrays; use svd='full' for {xp.__name__} arrays")
     d = Q.shape[1]
-    P = gaussian_projection(d, m, rng, dtype=str(Q.dtype) if Q.dtype.kind == "f" else "float64")
+    P = gaussian_projection(d, m, rng, dtype="float32" if Q.dtype == xp.float32 else "float64")
+    if rxp is not nxp:
+        P = xp.asarray(P, device=_device(Q))
+    denom = math.sqrt(m) if scaling == "printed" else math.sqrt(d)
     if svd == "streamed":
         Qt, Kt = Q @ P, K @ P
-        denom = math.sqrt(m) if scaling == "printed" else math.sqrt(d)
         Lq = Q.shape[0]
 
         def rows(i):
-            return softmax((Qt[i:i + block] @ Kt.T) / denom)
+            return _softmax_rows((Qt[i:i + block] @ Kt.T) / denom, xp)
 
         def matmat(X):
-            return xp.concatenate([rows(i) @ X for i in range(0, Lq, block)])
+            return xp.concat([rows(i) @ X for i in range(0, Lq, block)])
 
         def rmatmat(Y):
             out = xp.zeros((Kt.shape[0], Y.shape[1]), dtype=Y.dtype)
@@ -151,380 +267,80 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_overs
             return out
 
         U, s, Vt = randomized_svd_op(matmat, rmatmat, (Lq, K.shape[0]), r, rng, n_oversamples=n_oversamples,
-                                     n_iter=n_iter, xp=xp)
+                                     n_iter=n_iter, xp=nxp)
     else:
-        At = softmax(projected_logits(Q, K, P, scaling=scaling))
+        St = _logits(Q, K, P, denom)
+        At = _softmax_rows(St, xp)
+        del St
         if svd == "full":
             U, s, Vt = xp.linalg.svd(At, full_matrices=False)
-            U, s, Vt = U[:, :r], s[:r], Vt[:r]
-        elif is_cupy(At):
-            U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, At.shape, r, rng,
-                                         n_oversamples=n_oversamples, n_iter=n_iter, xp=xp)
+            U, s, Vt = U[:, :r], s[:r], Vt[:r, :]
+        elif nxp is not np:
+            U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, tuple(At.shape), r, rng,
+                                         n_oversamples=n_oversamples, n_iter=n_iter, xp=nxp)
         else:
             U, s, Vt = randomized_svd(At, r, n_oversamples=n_oversamples, n_iter=n_iter,
                                       random_state=int(rng.integers(2**31 - 1)))
         del At
     O = U @ (s[:, None] * (Vt @ V))
+    dt = xp.result_type(Q.dtype, K.dtype, V.dtype)
+    if O.dtype != dt:  # the randomized SVD's test matrix is float64: keep float32 inputs float32 in every variant
+        O = xp.astype(O, dt)
+    if not bool(xp.all(xp.isfinite(O))):
+        raise ValueError(f"the output overflows {O.dtype}: scale V down")
     return (O, dict(P=P, U=U, s=s, Vt=Vt)) if return_parts else O
 
 
 # --------------------------------------------------------------------------- the parameter rule of §5.1
 def m_required(d, L, eta, delta):
-    r"""§5.1/§6.2: :math:`m \ge \frac{8d}{\epsilon^2}\log\frac{2L^2}{\delta}` with :math:`\epsilon = \eta/(4\sqrt L)`,
-    i.e. :math:`\frac{128dL}{\eta^2}\log\frac{2L^2}{\delta}` (vectorised in L).
+    r"""The projected dimension that PDA's §5.1/§6.2 demands for total error η with probability 1 − δ.
+
+    :math:`m \ge \frac{8d}{\epsilon^2}\log\frac{2L^2}{\delta}` with :math:`\epsilon = \eta/(4\sqrt L)`, i.e.
+    :math:`m = \left\lceil\frac{128\,dL}{\eta^2}\log\frac{2L^2}{\delta}\right\rceil` (vectorised in L).
+
+    Parameters
+    ----------
+    d : int
+        Head dimension, >= 1.
+    L : int or array_like of int
+        Sequence length(s), integers >= 1.
+    eta : float
+        Target total error, > 0 (finite).
+    delta : float
+        Failure probability, in (0, 1).
+
+    Returns
+    -------
+    m : float64 ndarray of the shape of ``L`` (0-d for a scalar)
+        The demanded m, rounded up (a float: it exceeds the int64 range for small η).
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not an integer, ``eta`` or ``delta`` not a real number, or ``L`` not numeric.
+    ValueError
+        If ``d`` < 1, ``eta`` <= 0 or not finite, ``delta`` outside (0, 1), or an ``L`` is < 1, not an integer,
+        or not finite.
 
     Examples
     --------
+    >>> from attnlab import m_required
     >>> int(m_required(64, 1024, 0.01, 0.1))
     1414208233963
+    >>> m_required(64, [512, 8192], 0.01, 0.1).shape
+    (2,)
     """
     positive_int(d, "d")
     positive_real(eta, "eta")
     in_open_interval(delta, 0.0, 1.0, "delta")
-    L = np.asarray(L, float)
+    try:
+        La = np.asarray(L)
+    except (TypeError, ValueError) as exc:  # ragged lists
+        raise TypeError(f"L must be an integer or an array of integers, not {type(L).__name__}") from exc
+    if La.dtype.kind not in "iuf":  # booleans, strings, objects
+        raise TypeError(f"L must be an integer or an array of integers, got dtype {La.dtype}")
+    L = La.astype(float)
+    if not np.all(np.isfinite(L)) or np.any(L < 1) or np.any(L != np.floor(L)):
+        raise ValueError(f"L must hold integers >= 1, got {L.tolist()}")
     return np.ceil(128 * d * L / eta**2 * np.log(2 * L**2 / delta))
 
-
-# --------------------------------------------------------------------------- experiments
-def _instance(L, d, rng):
-    return rng.standard_normal((L, d)), rng.standard_normal((L, d)), rng.standard_normal((L, d))
-
-
-@memoize
-def headline_experiment(p: dict, seed: int, *, progress=False):
-    r"""The headline: m = 128, r = 32 on Gaussian Q, K, V (d_v = d) for every d, L of preset ``p`` and both scalings.
-
-    Per instance: the error :math:`\|O - \tilde O_r\|_F` relative to :math:`\|V\|_F` (the seed's metric) and to
-    :math:`\|O\|_F`; the same metric for the trivial outputs 0 and :math:`\mathbf 1\bar v^\top` (mean of V); the
-    projection-only error :math:`\|O - \tilde AV\|_F/\|V\|_F`; :math:`\epsilon = \max|\tilde S - S|`; and for
-    L ≤ ``full_max`` the fitted power law of :math:`\tilde A`'s spectrum and the total bound of Thm 3.8 / 5.2.
-    :math:`\tilde A_r` by randomized SVD (``n_iter`` power iterations), as §4 suggests.
-    """
-    rng = np.random.default_rng(seed)
-    m, r = p["m"], p["r"]
-    rows = []
-    grid = [(d, L) for d in p["d"] for L in p["L"]]
-    for d, L in tqdm(grid, desc="headline", disable=not progress, leave=False):
-        Q, K, V = _instance(L, d, rng)
-        O = attention_blocked(Q, K, V)
-        nV, nO = float(np.linalg.norm(V)), float(np.linalg.norm(O))
-        mean_err = float(np.linalg.norm(O - V.mean(axis=0)))
-        S = Q @ K.T / math.sqrt(d)
-        P = gaussian_projection(d, m, rng)  # one P for both scalings: they differ by the factor sqrt(d/m)
-        St_unbiased = projected_logits(Q, K, P, scaling="unbiased")
-        for scaling in ("printed", "unbiased"):
-            St = St_unbiased * math.sqrt(d / m) if scaling == "printed" else St_unbiased
-            eps = float(np.abs(St - S).max())
-            At = softmax(St)
-            proj = float(np.linalg.norm(O - At @ V))
-            U, s, Vt = randomized_svd(At, r, n_oversamples=10, n_iter=p["n_iter"],
-                                      random_state=int(rng.integers(2**31 - 1)))
-            err = float(np.linalg.norm(O - U @ (s[:, None] * (Vt @ V))))
-            row = dict(d=d, L=L, scaling=scaling, m=m, r=r, rel_V=err / nV, rel_O=err / nO, zeros_V=nO / nV,
-                       mean_V=mean_err / nV, mean_O=mean_err / nO, proj_V=proj / nV, eps=eps)
-            if L <= p["full_max"]:
-                sv = singular_values(At)
-                fit = powerlaw_fit(sv)
-                C = envelope_constant(sv, fit["alpha"])
-                lowrank = float(powerlaw_tail_bound(C, fit["alpha"], r))
-                row.update(alpha=fit["alpha"], r2=fit["r2"], C=C, tail=float(np.sqrt((sv[r:] ** 2).sum())),
-                           chain_term=2 * eps * math.sqrt(L), lowrank_term=lowrank,
-                           bound_V=2 * eps * math.sqrt(L) + lowrank)
-            rows.append(row)
-            del At
-        del S, St, St_unbiased
-    return rows
-
-
-@memoize
-def sweep_experiment(p: dict, seed: int):
-    r"""Error :math:`\|O-\tilde O_r\|_F/\|V\|_F` over m (r = 32) and over r (m = 128), L = ``sweep_L``, d = 64.
-
-    One full SVD of :math:`\tilde A` per (m, scaling) gives the error for every r at once: with
-    :math:`G = U^\top O` and :math:`X = V_{\mathrm{svd}}^\top V`,
-    :math:`\|O-\tilde O_r\|_F^2 = \sum_{k\le r}\|G_k - \sigma_kX_k\|^2 + \sum_{k>r}\|G_k\|^2`.
-    """
-    rng = np.random.default_rng(seed)
-    L, d = p["sweep_L"], 64
-    Q, K, V = _instance(L, d, rng)
-    O = attention(Q, K, V)
-    nV = float(np.linalg.norm(V))
-    rs = np.array(p["sweep_r"])
-    rows = []
-    for m in sorted(set(p["sweep_m"]) | {p["m"]}):
-        for scaling in ("printed", "unbiased"):
-            At = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng), scaling=scaling))
-            U, s, Vt = np.linalg.svd(At)
-            G, X = U.T @ O, Vt @ V
-            head = np.concatenate([[0.0], np.cumsum(((G - s[:, None] * X) ** 2).sum(axis=1))])
-            tail = np.concatenate([np.cumsum(((G**2).sum(axis=1))[::-1])[::-1], [0.0]])
-            err = np.sqrt(head + tail) / nV  # err[r] for r = 0..L
-            for r in rs:
-                rows.append(dict(m=m, r=int(r), scaling=scaling, rel_V=float(err[r])))
-    base = dict(zeros_V=float(np.linalg.norm(O)) / nV, mean_V=float(np.linalg.norm(O - V.mean(axis=0))) / nV)
-    return rows, base
-
-
-def _measure(fn, repeats):
-    best = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return best, peak
-
-
-@memoize
-def cost_experiment(p: dict, seed: int, *, progress=False):
-    r"""Time (best of ``cost_repeats``) and peak traced memory (:mod:`tracemalloc`, NumPy allocations) over L.
-
-    Methods: exact dense :func:`attnlab.attention`, :func:`attnlab.attention_blocked`, PDA with
-    :math:`\tilde A` stored and randomized SVD, and PDA streamed (m = 128, r = 32, d = d_v = 64, unbiased).
-    """
-    rng = np.random.default_rng(seed)
-    d, m, r, nit, blk = 64, p["m"], p["r"], p["n_iter"], p["block"]
-    rows = []
-    for L in tqdm(p["cost_L"], desc="cost", disable=not progress, leave=False):
-        Q, K, V = _instance(L, d, rng)
-        methods = {
-            "dense": lambda: attention(Q, K, V),
-            "blocked": lambda: attention_blocked(Q, K, V, block=blk),
-            "pda": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit),
-            "pda-streamed": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="streamed",
-                                                  n_iter=nit, block=blk),
-        }
-        for name, fn in methods.items():
-            t, mem = _measure(fn, p["cost_repeats"])
-            rows.append(dict(L=L, method=name, seconds=t, peak_bytes=mem))
-    return rows
-
-
-def param_table(p: dict):
-    """m demanded by §5.1 at η, δ of ``p`` (d = 64 and 128) per L, with m/L and m/d."""
-    rows = []
-    for d in (64, 128):
-        for L in p["param_L"]:
-            m = float(m_required(d, L, p["eta"], p["delta"]))
-            rows.append(dict(d=d, L=L, m=m, m_over_L=m / L, m_over_d=m / d))
-    return rows
-
-
-# --------------------------------------------------------------------------- verdicts
-def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-headline: is ‖O − Õ_r‖_F/‖V‖_F < 1% at m = 128, r = 32, and what do trivial outputs get?"""
-    p = preset(PRESETS, scale)
-    rows = headline_experiment(p, seed) if data is None else data
-    printed = [x for x in rows if x["scaling"] == "printed"]
-    fail = sorted((x for x in printed if x["rel_V"] >= 0.01), key=lambda x: (x["L"], x["d"]))
-    fail_u = [x for x in rows if x["scaling"] == "unbiased" and x["rel_V"] >= 0.01]
-    beats_mean = sum(x["rel_V"] < x["mean_V"] for x in rows)
-    small = fail[0] if fail else None
-    return Verdict(
-        "PDA-headline", "refuted" if fail else "verified",
-        (f"At m = {p['m']}, r = {p['r']} the relative error ‖O − Õ_r‖_F/‖V‖_F is ≥ 1% in {len(fail)} of {len(printed)} "
-         f"instances (printed scaling; {len(fail_u)} of {len(rows) - len(printed)} unbiased), "
-         + (f"smallest failing: L = {small['L']}, d = {small['d']} with {small['rel_V']:.2%}; " if small else "")
-         + f"relative to ‖O‖_F the error is {min(x['rel_O'] for x in rows):.0%}–{max(x['rel_O'] for x in rows):.0%}, "
-         f"and PDA beats the trivial output 'mean of V' (error {min(x['mean_V'] for x in rows):.2%}–"
-         f"{max(x['mean_V'] for x in rows):.2%}) in only {beats_mean} of {len(rows)}."),
-        numbers=dict(instances=len(printed), failing_printed=len(fail), failing_unbiased=len(fail_u),
-                     smallest_failing=({k: small[k] for k in ("L", "d", "rel_V", "rel_O")} if small else None),
-                     rel_V={f"{x['scaling']} d={x['d']} L={x['L']}": x["rel_V"] for x in rows},
-                     rel_O_range=[min(x["rel_O"] for x in rows), max(x["rel_O"] for x in rows)],
-                     mean_V_range=[min(x["mean_V"] for x in rows), max(x["mean_V"] for x in rows)],
-                     zeros_V_range=[min(x["zeros_V"] for x in rows), max(x["zeros_V"] for x in rows)],
-                     beats_mean_of_V=beats_mean),
-        thresholds=dict(claim="‖O − Õ_r‖_F/‖V‖_F < 0.01 at every instance, Algorithm 2.1 as printed"),
-        scale=p["scale"])
-
-
-def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-total: the bound (2ε√L + C r^-(α-1/2)/√(2α-1))‖V‖_F with measured ε and fitted α, C."""
-    p = preset(PRESETS, scale)
-    rows = [x for x in (headline_experiment(p, seed) if data is None else data) if "bound_V" in x]
-    usable = [x for x in rows if math.isfinite(x["bound_V"])]
-    viol = [x for x in usable if x["rel_V"] > x["bound_V"]]
-    ratio = max(x["rel_V"] / x["bound_V"] for x in usable) if usable else float("nan")
-    chain_share = min(x["chain_term"] / x["bound_V"] for x in usable) if usable else float("nan")
-    alpha_above_1 = sum(x["alpha"] > 1 for x in rows)
-    verdict = "refuted" if viol or not usable else ("loose" if ratio < 0.5 else "verified")
-    return Verdict(
-        "PDA-total", verdict,
-        f"With ε = max|S̃ − S| measured and (C, α) fitted to each Ã (α from {min(x['alpha'] for x in rows):.2f} to "
-        f"{max(x['alpha'] for x in rows):.2f}; α > 1 as assumed in {alpha_above_1} of {len(rows)}), the bound holds in "
-        f"{len(usable) - len(viol)} of {len(usable)} instances but the measured error is at most {ratio:.1e} of it: "
-        f"the term 2ε√L alone is ≥ {chain_share:.0%} of the bound and exceeds 1, where ‖O − Õ_r‖_F ≤ 2‖V‖_F·√L "
-        f"trivially.",
-        numbers=dict(instances=len(rows), usable=len(usable), violations=len(viol), max_error_over_bound=ratio,
-                     min_chain_share=chain_share, alpha_above_1=alpha_above_1,
-                     bound_V={f"{x['scaling']} d={x['d']} L={x['L']}": x["bound_V"] for x in rows},
-                     eps={f"{x['scaling']} d={x['d']} L={x['L']}": x["eps"] for x in rows}),
-        thresholds=dict(holds="error <= bound wherever alpha > 1/2", loose="max error/bound < 0.5"),
-        scale=p["scale"])
-
-
-def _slopes(rows, key):
-    out = {}
-    for meth in sorted({x["method"] for x in rows}):
-        rs = [x for x in rows if x["method"] == meth]
-        f = fit_slope(np.log([x["L"] for x in rs]), np.log([x[key] for x in rs]))
-        out[meth] = dict(slope=f.slope, lo=f.slope_lo, hi=f.slope_hi)
-    return out
-
-
-def check_pda_time(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-time: the §4.1 model with m = 128 ≥ d, and measured time of PDA against exact attention."""
-    p = preset(PRESETS, scale)
-    rows = cost_experiment(p, seed) if data is None else data
-    Lmax = max(x["L"] for x in rows)
-    t = {x["method"]: x["seconds"] for x in rows if x["L"] == Lmax}
-    d, m, r = 64, p["m"], p["r"]
-    model = (m + r * math.log2(r)) / d  # L² terms of §4.1 over the L²d of exact attention
-    ratio = t["pda"] / min(t["dense"], t["blocked"])
-    slopes = _slopes(rows, "seconds")
-    return Verdict(
-        "PDA-time", "refuted" if (model > 1 and ratio > 1) else "verified",
-        f"With the recommended m = {m} ≥ d = {d} the L² terms of §4.1, L²m + L²r·log r, are {model:.1f}× the L²d of "
-        f"exact attention, so 'faster because m ≪ d' contradicts its own parameters; measured at L = {Lmax}, PDA "
-        f"(randomized SVD) takes {ratio:.1f}× the time of exact attention; fitted time exponents in L: "
-        + ", ".join(f"{k} {v['slope']:.2f}" for k, v in slopes.items()) + ".",
-        numbers=dict(model_ratio=model, measured_ratio=ratio, L_max=Lmax, seconds_at_L_max=t, slopes=slopes),
-        thresholds=dict(refuted="model ratio (m + r log2 r)/d > 1 and measured PDA/exact time > 1 at the largest L"),
-        scale=p["scale"])
-
-
-def check_pda_space(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-space: O(Ld + Lm + Lr) needs the SVD of Ã streamed; with Ã stored memory is Θ(L²)."""
-    p = preset(PRESETS, scale)
-    rows = cost_experiment(p, seed) if data is None else data
-    s = _slopes(rows, "peak_bytes")
-    stored, streamed = s["pda"]["slope"], s["pda-streamed"]["slope"]
-    if stored < 1.3:
-        verdict = "verified"
-    else:
-        verdict = "corrected" if streamed < 1.3 else "refuted"
-    return Verdict(
-        "PDA-space", verdict,
-        f"PDA as written forms Ã to take its SVD: peak memory grows as L^{stored:.2f} (95% CI "
-        f"{s['pda']['lo']:.2f}–{s['pda']['hi']:.2f}), like dense attention (L^{s['dense']['slope']:.2f}); streaming Ã "
-        f"in row blocks through a randomized SVD gives L^{streamed:.2f}, the printed O(Ld + Lm + Lr) plus one block "
-        f"of rows, as does blocked exact attention (L^{s['blocked']['slope']:.2f}).",
-        numbers=dict(slopes=s),
-        thresholds=dict(linear="fitted exponent of peak memory in L < 1.3"),
-        scale=p["scale"])
-
-
-def check_pda_param(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-param: m = (128dL/η²)log(2L²/δ) follows from ε = η/(4√L); its growth in L."""
-    p = preset(PRESETS, scale)
-    rows = param_table(p) if data is None else data
-    r64 = [x for x in rows if x["d"] == 64]
-    f = fit_slope(np.log([x["L"] for x in r64]), np.log([x["m"] for x in r64]))
-    # the algebra: 8d/eps^2 with eps = eta/(4 sqrt L) equals 128 d L / eta^2
-    L0, eta, d = 1000.0, p["eta"], 64
-    alg = abs(8 * d / (eta / (4 * math.sqrt(L0))) ** 2 - 128 * d * L0 / eta**2) / (128 * d * L0 / eta**2)
-    above_L = all(x["m"] > x["L"] for x in rows)
-    return Verdict(
-        "PDA-param", "verified" if alg < 1e-12 and 0.9 < f.slope < 1.5 else "refuted",
-        f"Substituting ε = η/(4√L) gives (128dL/η²)·log(2L²/δ) exactly (relative difference {alg:.0e}); it grows as "
-        f"L·log L (fitted exponent {f.slope:.3f}, 95% CI {f.slope_lo:.3f}–{f.slope_hi:.3f}), and at η = {eta}, "
-        f"δ = {p['delta']}, d = 64 it asks for m = {r64[0]['m']:.2e} at L = {r64[0]['L']}, "
-        f"{'above L itself at every L' if above_L else 'not always above L'}: the rule is right and rules PDA out.",
-        numbers=dict(algebra_rel_diff=alg, slope=f.slope, slope_lo=f.slope_lo, slope_hi=f.slope_hi,
-                     m={f"d={x['d']} L={x['L']}": x["m"] for x in rows}, m_above_L_everywhere=above_L),
-        thresholds=dict(algebra="relative difference < 1e-12", linear="fitted exponent of m in L within (0.9, 1.5)"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- figures
-def plot_headline(rows):
-    """Relative error against L for both scalings and d, with the trivial baselines and the 1% line."""
-    from .plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    fig, ax = figure(width=4.2, height=3.0)
-    data = {}
-    for i, d in enumerate(sorted({x["d"] for x in rows})):
-        ls = "-" if i == 0 else "--"
-        for j, (sc, key, lab) in enumerate((("printed", "rel_V", "PDA printed"), ("unbiased", "rel_V", "PDA unbiased"),
-                                            ("printed", "mean_V", "mean of V"), ("printed", "zeros_V", "zeros"))):
-            rs = [x for x in rows if x["d"] == d and x["scaling"] == sc]
-            L = [x["L"] for x in rs]
-            y = [x[key] for x in rs]
-            ax.loglog(L, y, ls=ls, marker="os^v"[j], color=OKABE_ITO[1 + j], label=f"{lab}, d = {d}", lw=1.5)
-            data[f"L_d{d}"], data[f"{lab}_d{d}"] = L, y
-    ax.axhline(0.01, color="k", lw=1)
-    ax.set_xlabel("sequence length L")
-    ax.set_ylabel("‖O − output‖_F / ‖V‖_F")
-    ax.legend(fontsize=5, ncol=2)
-    return fig, data
-
-
-def plot_sweeps(rows, base):
-    """Error against m (at r = 32) and against r (at m = 128), both scalings, with the baselines."""
-    from .plotting import figure  # noqa: PLC0415
-
-    fig, (a1, a2) = figure(ncols=2, width=3.0, height=2.5)
-    r0 = 32 if any(x["r"] == 32 for x in rows) else rows[0]["r"]
-    data = {}
-    for sc, mk in (("printed", "s-"), ("unbiased", "o-")):
-        rm = [x for x in rows if x["scaling"] == sc and x["r"] == r0]
-        a1.loglog([x["m"] for x in rm], [x["rel_V"] for x in rm], mk, label=sc)
-        rr = [x for x in rows if x["scaling"] == sc and x["m"] == 128]
-        a2.loglog([x["r"] for x in rr], [x["rel_V"] for x in rr], mk, label=sc)
-        data[f"m_{sc}"], data[f"err_m_{sc}"] = [x["m"] for x in rm], [x["rel_V"] for x in rm]
-        data[f"r_{sc}"], data[f"err_r_{sc}"] = [x["r"] for x in rr], [x["rel_V"] for x in rr]
-    for a in (a1, a2):
-        a.axhline(0.01, color="k", lw=1)
-        a.axhline(base["mean_V"], color="k", ls=":", lw=1, label="mean of V")
-        a.set_ylabel("‖O − Õ_r‖_F / ‖V‖_F")
-    a1.set_xlabel(f"projected dimension m (r = {r0})")
-    a2.set_xlabel("rank r (m = 128)")
-    a1.legend(fontsize=6)
-    fig.tight_layout()
-    return fig, data
-
-
-def plot_cost(rows):
-    """Time (left) and peak memory (right) against L for exact and PDA attention."""
-    from .plotting import figure  # noqa: PLC0415
-
-    fig, (a1, a2) = figure(ncols=2, width=3.0, height=2.5)
-    data = {}
-    for meth in sorted({x["method"] for x in rows}):
-        rs = [x for x in rows if x["method"] == meth]
-        L = [x["L"] for x in rs]
-        a1.loglog(L, [x["seconds"] for x in rs], "o-", label=meth)
-        a2.loglog(L, [x["peak_bytes"] / 2**20 for x in rs], "o-", label=meth)
-        data[f"L_{meth}"], data[f"s_{meth}"] = L, [x["seconds"] for x in rs]
-        data[f"mib_{meth}"] = [x["peak_bytes"] / 2**20 for x in rs]
-    a1.set_xlabel("sequence length L")
-    a1.set_ylabel("time (s)")
-    a2.set_xlabel("sequence length L")
-    a2.set_ylabel("peak traced memory (mib)")
-    a1.legend(fontsize=6)
-    fig.tight_layout()
-    return fig, data
-
-
-def plot_param(rows, m_rec: int = 128):
-    """The projected dimension §5.1 demands against L (d = 64, 128), with L itself and the recommended m."""
-    from .plotting import figure  # noqa: PLC0415
-
-    fig, ax = figure(width=3.8, height=2.8)
-    data = {}
-    for d in sorted({x["d"] for x in rows}):
-        rs = [x for x in rows if x["d"] == d]
-        ax.loglog([x["L"] for x in rs], [x["m"] for x in rs], "o-", label=f"§5.1 rule, d = {d}")
-        data[f"L_d{d}"], data[f"m_d{d}"] = [x["L"] for x in rs], [x["m"] for x in rs]
-    L = sorted({x["L"] for x in rows})
-    ax.loglog(L, L, "k:", lw=1, label="m = L")
-    ax.axhline(m_rec, color="k", lw=1, label=f"m = {m_rec} (recommended)")
-    ax.set_xlabel("sequence length L")
-    ax.set_ylabel("projected dimension m")
-    ax.legend(fontsize=6)
-    return fig, data

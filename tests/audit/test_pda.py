@@ -1,0 +1,99 @@
+"""Chapter 04's audit (attnlab.audit.pda): the experiments on tiny presets, the checks, the figures."""
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from attnlab.audit import pda as A  # noqa: E402
+from attnlab.audit.verdict import VERDICTS  # noqa: E402
+
+TINY = dict(d=[16], L=[64, 128], m=16, r=8, full_max=128, n_iter=2, sweep_L=64, sweep_m=[8, 16], sweep_r=[1, 4, 32],
+            cost_L=[32, 64, 128], cost_repeats=1, param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=32)
+
+
+def _close(fig_data):
+    fig, data = fig_data
+    assert data
+    plt.close(fig)
+    return data
+
+
+def test_presets_cover_every_scale():
+    assert set(A.PRESETS) == {"smoke", "book", "paper"}
+    assert all(set(p) == set(A.PRESETS["smoke"]) for p in A.PRESETS.values())
+
+
+def test_headline_experiment_and_checks():
+    rows = A.headline_experiment(TINY, 0)
+    assert len(rows) == 4 and {r["scaling"] for r in rows} == {"printed", "unbiased"}
+    assert all("bound_V" in r for r in rows)  # every L <= full_max
+    for r in rows:
+        assert 0 <= r["rel_V"] and r["rel_V"] <= r["bound_V"]
+    v = A.check_pda_headline("smoke", data=rows)
+    assert v.claim == "PDA-headline" and v.verdict in ("refuted", "verified")
+    assert v.numbers["instances"] == 2
+    t = A.check_pda_total("smoke", data=rows)
+    assert t.verdict in VERDICTS and t.numbers["violations"] == 0
+    _close(A.plot_headline(rows))
+
+
+def test_headline_check_on_hand_made_rows():
+    row = dict(d=64, L=512, m=128, r=32, rel_V=0.001, rel_O=0.01, zeros_V=0.1, mean_V=0.05, proj_V=0.0, eps=0.1)
+    rows = [dict(row, scaling="printed"), dict(row, scaling="unbiased")]
+    assert A.check_pda_headline("smoke", data=rows).verdict == "verified"
+    rows[0]["rel_V"] = 0.02
+    assert A.check_pda_headline("smoke", data=rows).verdict == "refuted"
+
+
+def test_sweep_experiment_and_figure():
+    rows, base = A.sweep_experiment(TINY, 0)
+    assert len(rows) == 2 * 2 * 3  # m in {8, 16} (16 = m of the preset), both scalings, three r
+    assert all(r["rel_V"] >= 0 for r in rows) and base["mean_V"] > 0
+    assert {(r["m"], r["r"], r["scaling"]) for r in rows} == {(m, r, s) for m in (8, 16) for r in (1, 4, 32)
+                                                               for s in ("printed", "unbiased")}
+    _close(A.plot_sweeps(rows, base))
+
+
+def test_cost_experiment_and_checks():
+    rows = A.cost_experiment(TINY, 0)
+    assert {r["method"] for r in rows} == {"dense", "blocked", "pda", "pda-streamed"}
+    assert all(r["seconds"] > 0 and r["peak_bytes"] > 0 for r in rows)
+    assert A.check_pda_time("smoke", data=rows).verdict in VERDICTS
+    assert A.check_pda_space("smoke", data=rows).verdict in VERDICTS
+    _close(A.plot_cost(rows))
+
+
+def _cost_rows(exponents, seconds=None):
+    return [dict(L=L, method=m, seconds=(seconds or {}).get(m, 1e-9 * L**2), peak_bytes=float(L) ** e)
+            for m, e in exponents.items() for L in (256, 512, 1024, 2048)]
+
+
+def test_slopes_and_space_verdicts():
+    rows = _cost_rows(dict(dense=2, blocked=1, pda=2, **{"pda-streamed": 1}))
+    s = A.slopes(rows, "peak_bytes")
+    assert math.isclose(s["pda"]["slope"], 2) and math.isclose(s["pda-streamed"]["slope"], 1)
+    assert A.check_pda_space("smoke", data=rows).verdict == "corrected"
+    assert A.check_pda_space("smoke", data=_cost_rows(dict(dense=2, blocked=1, pda=1, **{"pda-streamed": 1}))
+                             ).verdict == "verified"
+    assert A.check_pda_space("smoke", data=_cost_rows(dict(dense=2, blocked=1, pda=2, **{"pda-streamed": 2}))
+                             ).verdict == "refuted"
+
+
+def test_time_verdict_follows_the_model_and_the_measurement():
+    exps = dict(dense=2, blocked=1, pda=2, **{"pda-streamed": 1})
+    slow = _cost_rows(exps, seconds=dict(dense=1.0, blocked=1.0, pda=5.0, **{"pda-streamed": 9.0}))
+    assert A.check_pda_time("smoke", data=slow).verdict == "refuted"
+    fast = _cost_rows(exps, seconds=dict(dense=1.0, blocked=1.0, pda=0.5, **{"pda-streamed": 0.5}))
+    assert A.check_pda_time("smoke", data=fast).verdict == "verified"
+
+
+def test_param_table_and_check():
+    rows = A.param_table(TINY)
+    assert len(rows) == 2 * 3 and all(r["m"] > r["L"] for r in rows)
+    v = A.check_pda_param("smoke", data=rows)
+    assert v.verdict == "verified" and 0.9 < v.numbers["slope"] < 1.5
+    _close(A.plot_param(rows, 128))
