@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import attnlab
 from attnlab import gradient as gr
 from attnlab.audit.gradient import central_difference_grad, random_instance
+from conftest import gpu
 
 FUNCS = [gr.attention_loss, gr.attention_loss_grad, gr.attention_loss_grad_printed,
          gr.attention_loss_grad_via_attention]
@@ -89,6 +90,21 @@ def test_array_api_strict_blocked_equals_dense_and_counts_calls():
     g, calls = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4, return_calls=True)
     assert calls == 4
     assert np.allclose(np.asarray(g), np.asarray(gr.attention_loss_grad(**inst)), rtol=1e-12, atol=1e-12)
+
+
+@gpu
+@pytest.mark.parametrize("f", FUNCS + [_blocked], ids=lambda f: f.__name__)
+def test_cupy_equals_numpy(f):
+    import cupy
+
+    inst = _inst(33, 3, 2.0, 11)
+    ref = f(**inst)
+    out = f(**{k: cupy.asarray(v) for k, v in inst.items()})
+    if f is gr.attention_loss:
+        assert out == pytest.approx(ref, rel=1e-12)
+        return
+    assert isinstance(out, cupy.ndarray)
+    assert np.allclose(cupy.asnumpy(out), ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
 
 
 @pytest.mark.parametrize("dtype, out", [("float16", "float32"), ("int64", "float64"), ("float32", "float32")])
