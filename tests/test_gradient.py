@@ -1,4 +1,6 @@
-"""The attention-unit gradient (claim AT-grad): corrected identity, printed form, and the d + 2 attention calls."""
+"""The attention-unit gradient (library, claim AT-grad): the corrected identity, the printed form, the d + 2
+attention calls, array-API genericity (array_api_strict against NumPy), huge logits and bad input."""
+import array_api_strict as xs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,23 +8,37 @@ from hypothesis import strategies as st
 
 import attnlab
 from attnlab import gradient as gr
+from attnlab.audit.gradient import central_difference_grad, random_instance
+from conftest import gpu
+
+FUNCS = [gr.attention_loss, gr.attention_loss_grad, gr.attention_loss_grad_printed,
+         gr.attention_loss_grad_via_attention]
+GRADS = FUNCS[1:]
+#: the seed's worked example (§2.9), n = 2, d = 1
+EX = dict(A1=np.array([[1.0], [2.0]]), A2=np.array([[-1.0], [1.0]]), A3=np.array([[1.0], [3.0]]),
+          X=np.array([[0.4]]), Y=np.array([[1.0]]), E=np.array([[0.2], [-0.1]]))
 
 
 def _inst(n, d, scale, seed):
-    return gr.random_instance(n, d, scale, np.random.default_rng(seed))
+    return random_instance(n, d, scale, np.random.default_rng(seed))
 
 
-def test_worked_example_numbers():
-    ex = gr.worked_example_experiment()
-    assert ex["corrected"] == pytest.approx(4.955746964223348, rel=1e-14)
-    assert ex["printed"] == pytest.approx(-0.45201333971841007, rel=1e-12)
-    assert min(ex["fd_err"]) < 1e-8 and ex["fd_err"][0] > 1e-5      # the truncation error dominates at h = 1e-2
-    assert ex["via_attention"] == pytest.approx(ex["corrected"], rel=1e-13)
+def _blocked(**kw):
+    return gr.attention_loss_grad_via_attention(**kw, blocked=True, block=3)
 
 
 def test_public_names():
-    assert attnlab.attention_loss_grad is gr.attention_loss_grad
-    assert attnlab.attention_loss_grad_via_attention is gr.attention_loss_grad_via_attention
+    for f in FUNCS:
+        assert getattr(attnlab, f.__name__) is f
+    assert set(gr.__all__) == {f.__name__ for f in FUNCS}
+
+
+def test_worked_example_values():
+    assert float(gr.attention_loss_grad(**EX)[0, 0]) == pytest.approx(4.955746964223348, rel=1e-14)
+    assert float(gr.attention_loss_grad_printed(**EX)[0, 0]) == pytest.approx(-0.45201333971841007, rel=1e-12)
+    assert gr.attention_loss(**EX) == pytest.approx(6.196038, abs=1e-6)
+    lists = {k: v.tolist() for k, v in EX.items()}                       # nested lists are read with NumPy
+    assert np.array_equal(gr.attention_loss_grad(**lists), gr.attention_loss_grad(**EX))
 
 
 @settings(max_examples=40, deadline=None)
@@ -31,7 +47,7 @@ def test_property_corrected_gradient_matches_central_differences(n, d, scale, se
     inst = _inst(n, d, scale, seed)
     g = gr.attention_loss_grad(**inst)
     h = 1e-5 * max(1.0, float(np.abs(inst["X"]).max()))
-    fd = gr.central_difference_grad(**inst, h=h)
+    fd = central_difference_grad(**inst, h=h)
     assert np.linalg.norm(g - fd) <= 1e-5 * max(np.linalg.norm(g), 1.0)
 
 
@@ -54,29 +70,138 @@ def test_printed_form_is_not_the_gradient_but_agrees_when_n_is_1():
     assert np.allclose(gr.attention_loss_grad_printed(**one), 0) and np.allclose(gr.attention_loss_grad(**one), 0)
 
 
-def test_huge_logits_are_finite():
+# --------------------------------------------------------------------------- array API: array_api_strict vs NumPy
+@pytest.mark.parametrize("f", FUNCS + [_blocked], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_array_api_strict_equals_numpy(f, dtype):
+    inst = {k: v.astype(dtype) for k, v in _inst(9, 3, 2.0, 5).items()}
+    ref = f(**inst)
+    out = f(**{k: xs.asarray(v) for k, v in inst.items()})
+    if f is gr.attention_loss:
+        assert isinstance(out, float) and out == pytest.approx(ref, rel=1e-5 if dtype == "float32" else 1e-12)
+        return
+    assert type(out).__module__.startswith("array_api_strict") and out.dtype == getattr(xs, dtype)
+    tol = 1e-4 if dtype == "float32" else 1e-12
+    assert np.allclose(np.asarray(out), ref, rtol=tol, atol=tol * np.abs(ref).max())
+
+
+def test_array_api_strict_blocked_equals_dense_and_counts_calls():
+    inst = {k: xs.asarray(v) for k, v in _inst(10, 2, 1.0, 6).items()}
+    g, calls = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4, return_calls=True)
+    assert calls == 4
+    assert np.allclose(np.asarray(g), np.asarray(gr.attention_loss_grad(**inst)), rtol=1e-12, atol=1e-12)
+
+
+@gpu
+@pytest.mark.parametrize("f", FUNCS + [_blocked], ids=lambda f: f.__name__)
+def test_cupy_equals_numpy(f):
+    import cupy
+
+    inst = _inst(33, 3, 2.0, 11)
+    ref = f(**inst)
+    out = f(**{k: cupy.asarray(v) for k, v in inst.items()})
+    if f is gr.attention_loss:
+        assert out == pytest.approx(ref, rel=1e-12)
+        return
+    assert isinstance(out, cupy.ndarray)
+    assert np.allclose(cupy.asnumpy(out), ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("dtype, out", [("float16", "float32"), ("int64", "float64"), ("float32", "float32")])
+def test_dtypes(dtype, out):
+    inst = {k: (np.round(v * 2) if dtype == "int64" else v).astype(dtype) for k, v in _inst(6, 2, 1.0, 7).items()}
+    for f in GRADS:
+        assert f(**inst).dtype == np.dtype(out)
+    mixed = {**_inst(6, 2, 1.0, 7), "X": inst["X"]}
+    assert gr.attention_loss_grad(**mixed).dtype == np.float64
+
+
+# --------------------------------------------------------------------------- huge inputs: right answer or ValueError
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_huge_logits_are_finite(dtype):
     inst = _inst(16, 2, 1.0, 3)
     inst["X"] = inst["X"] * 1e4
-    for f in (gr.attention_loss_grad, gr.attention_loss_grad_printed, gr.attention_loss_grad_via_attention):
+    inst = {k: v.astype(dtype) for k, v in inst.items()}
+    for f in GRADS + [_blocked]:
+        assert np.isfinite(f(**inst)).all()
+    assert np.isfinite(gr.attention_loss(**inst))
+    # every row is one-hot: the gradient is ~0, the d + 2 calls reach it up to cancellation (~1e3·eps absolute)
+    atol = 1e3 * np.finfo(dtype).eps
+    g = gr.attention_loss_grad(**inst)
+    assert np.abs(g).max() <= atol
+    assert np.abs(gr.attention_loss_grad_via_attention(**inst) - g).max() <= atol
+
+
+def test_scores_near_the_dtype_limit_give_the_argmax_answer():
+    inst = _inst(8, 2, 1.0, 4)
+    inst["X"] = inst["X"] * 1e300           # finite scores ~1e300: F is the argmax, the gradient is 0 (rows one-hot)
+    for f in GRADS + [_blocked]:
         assert np.isfinite(f(**inst)).all()
 
 
-def test_bad_input():
-    inst = _inst(4, 2, 1.0, 0)
-    with pytest.raises(ValueError, match="X must have shape"):
-        gr.attention_loss_grad(**{**inst, "X": np.ones((3, 3))})
-    with pytest.raises(ValueError, match="E must have shape"):
-        gr.attention_loss_grad_printed(**{**inst, "E": np.ones((5, 2))})
-    with pytest.raises(ValueError, match="A2 must be 2-dimensional"):
-        gr.attention_loss_grad_via_attention(**{**inst, "A2": np.ones(4)})
-    with pytest.raises(ValueError, match="A1 contains NaN"):
-        gr.attention_loss_grad(**{**inst, "A1": np.full((4, 2), np.nan)})
-    with pytest.raises(TypeError, match="block must be an integer"):
-        gr.attention_loss_grad_via_attention(**inst, block=2.5)
+@pytest.mark.parametrize("f", FUNCS + [_blocked], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("change, words", [
+    (dict(A1=1e200, A2=1e200), ["overflow", "A1, X or A2"]),      # scores beyond float64
+    (dict(A3=1e200, Y=1e200), ["overflow", "A3 or Y"]),            # A3 Y beyond float64
+])
+def test_overflowing_products_raise_value_error_naming_the_arguments(f, change, words):
+    inst = _inst(6, 2, 1.0, 8)
+    for k, s in change.items():
+        inst[k] = inst[k] * s
+    with pytest.raises(ValueError) as err:
+        f(**inst)
+    assert all(w in str(err.value) for w in words), str(err.value)
 
 
-def test_memory_of_blocked_calls_is_far_below_dense():
-    m = gr.memory_experiment(2048, 2, 256)
-    assert m["calls"] == 4 and m["peak_bytes"] < 0.2 * m["dense_matrix_bytes"]
-    inst = gr.random_instance(2048, 2, 1.0, np.random.default_rng(0))
-    assert np.allclose(m["grad"], gr.attention_loss_grad(**inst), rtol=1e-9, atol=1e-9)
+def test_loss_beyond_the_dtype():
+    inst = {k: v.astype(np.float32) for k, v in _inst(6, 2, 1.0, 9).items()}
+    inst["E"] = inst["E"] * np.float32(1e30)        # loss ~1e60: beyond float32, returned as a Python float
+    ref = gr.attention_loss(**{k: v.astype(float) for k, v in inst.items()})
+    assert gr.attention_loss(**inst) == pytest.approx(ref, rel=1e-5)
+    inst = _inst(6, 2, 1.0, 9)
+    inst["E"] = inst["E"] * 1e200                   # loss ~1e400: beyond any float
+    with pytest.raises(ValueError, match="A3, Y or E"):
+        gr.attention_loss(**inst)
+
+
+# --------------------------------------------------------------------------- bad input, every public function
+_BASE = _inst(4, 2, 1.0, 0)
+BAD = [
+    (dict(X=np.ones((3, 3))), ValueError, "X must have shape"),
+    (dict(E=np.ones((5, 2))), ValueError, "E must have shape"),
+    (dict(A2=np.ones(4)), ValueError, "A2 must be 2-dimensional"),
+    (dict(A3=np.ones((4, 2, 1))), ValueError, "A3 must be 2-dimensional"),
+    (dict(A1=np.ones((0, 2))), ValueError, "A1 must have positive dimensions"),
+    (dict(A1=np.full((4, 2), np.nan)), ValueError, "A1 contains NaN"),
+    (dict(Y=np.full((2, 2), np.inf)), ValueError, "Y contains NaN or inf"),
+    (dict(E=np.ones((4, 2), complex)), TypeError, "E must be a real"),
+    (dict(X=np.ones((2, 2), bool)), TypeError, "X must be a real"),
+    (dict(A2=np.array([["a", "b"]] * 4)), TypeError, "A2 must be a real"),
+    (dict(A1=[[1.0, 2.0], [3.0]]), TypeError, "A1 must be an array"),
+    (dict(Y=None), TypeError, "Y must be"),
+    (dict(X=np.ones((2, 2), np.longdouble)), TypeError, "X has dtype"),
+    (dict(X=xs.ones((2, 2), dtype=xs.float64)), TypeError, "one array library"),
+]
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("change, exc, words", BAD, ids=[b[2] for b in BAD])
+def test_bad_input(f, change, exc, words):
+    if "longdouble" in repr(change) and np.finfo(np.longdouble).bits <= 64:
+        pytest.skip("longdouble is float64 on this platform")
+    with pytest.raises(exc, match=words):
+        f(**{**_BASE, **change})
+
+
+@pytest.mark.parametrize("kw, exc, words", [
+    (dict(block=2.5), TypeError, "block must be an integer"),
+    (dict(block=True), TypeError, "block must be an integer"),
+    (dict(block=0), ValueError, "block must be >= 1"),
+    (dict(blocked=True, threads=0), ValueError, "threads must be >= 1"),
+    (dict(blocked=True, threads="2"), TypeError, "threads must be an integer"),
+    (dict(blocked="yes"), TypeError, "blocked must be True or False"),
+    (dict(return_calls=1), TypeError, "return_calls must be True or False"),
+])
+def test_bad_options_of_the_attention_route(kw, exc, words):
+    with pytest.raises(exc, match=words):
+        gr.attention_loss_grad_via_attention(**_BASE, **kw)

@@ -1,4 +1,5 @@
-"""The hardness gadgets of seed 003 §5: instances, decoders tested with planted answers, and bad inputs."""
+"""The hardness gadgets of seed 003 §5 (library): instances, decoders tested with planted answers, huge inputs, and a
+table of bad inputs for every public function."""
 import math
 
 import numpy as np
@@ -6,7 +7,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attnlab
 from attnlab import hardness as hd
+
+PUBLIC = ["sentinel_instance", "sentinel_attention", "approximate_oracle", "rowsum_search", "maxip_instance",
+          "maxip_decode", "ov_instance", "ov_decode", "parity_instance", "parity_decode", "one_sided_factorisation",
+          "temperature_absorbed"]
+
+
+def test_public_names():
+    assert sorted(hd.__all__) == sorted(PUBLIC)
+    for name in PUBLIC:
+        assert getattr(attnlab, name) is getattr(hd, name)
+
+
+def _ov_sets(n, d, rng, planted):
+    """Random 0/1 sets with ``planted`` rows given an orthogonal partner."""
+    A = (rng.random((n, d)) < 0.5).astype(float)
+    Bv = (rng.random((n, d)) < 0.5).astype(float)
+    for i, j in zip(rng.choice(n, planted, replace=False), rng.choice(n, planted, replace=False)):
+        Bv[j] = (rng.random(d) < 0.5) * (1 - A[i])
+    return A, Bv
 
 
 @settings(max_examples=60, deadline=None)
@@ -33,6 +54,30 @@ def test_sentinel_search_fails_with_a_too_large_oracle_error():
     assert np.abs(info["log_S_hat"] - logS).max() > 0.1
 
 
+def test_oracles():
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.standard_normal((5, 2)), rng.standard_normal((6, 2)), rng.random((6, 1))
+    exact = attnlab.attention(Q, K, V, beta=1.0)
+    assert np.array_equal(hd.approximate_oracle(0.2, "exact")(Q, K, V), exact)
+    noisy = hd.approximate_oracle(0.2, "random", rng=np.random.default_rng(1))(Q, K, V)
+    assert 0 < np.abs(noisy - exact).max() <= 0.2
+    adv = hd.approximate_oracle(0.2)(Q, K, V)
+    assert np.allclose(np.abs(adv - 0.5), np.abs(np.abs(exact - 0.5) - 0.2))
+
+
+def test_huge_sums_are_returned_as_logs_with_a_warning():
+    Q, K = np.full((2, 1), 30.0), np.full((3, 1), 30.0)                 # S = 3·e^900: beyond float64
+    with pytest.warns(RuntimeWarning, match="log_S_hat"):
+        S_hat, info = hd.rowsum_search(Q, K, 0.01)
+    assert np.isinf(S_hat).all() and np.all(np.abs(info["log_S_hat"] - (900 + math.log(3))) <= 2 * math.log1p(0.01))
+
+
+def test_huge_but_finite_scores_in_the_sentinel():
+    Q, K = np.array([[1e150], [-1e150]]), np.array([[1e150], [2e150]])   # scores ±1e300 and ±2e300: finite
+    o = hd.sentinel_attention(Q, K, np.zeros(2))
+    assert o.tolist() == [1.0, 0.0]
+
+
 @pytest.mark.parametrize("n", [5, 40])
 def test_maxip_decoder_recovers_planted_maximum(n):
     rng = np.random.default_rng(n)
@@ -51,11 +96,16 @@ def test_maxip_ties_need_c0_above_2_log_n():
     assert hd.maxip_decode(A, Bv, C0=2 * math.log(n) - 1)[0] == 3
 
 
+def test_maxip_decode_with_huge_sums_is_silent_and_exact():
+    A = np.array([[10, 10]]); Bv = np.array([[10, 10], [0, 1]])      # e^{C0·200} overflows: decoded from the log
+    assert hd.maxip_decode(A, Bv, C0=8.0).tolist() == [200]
+
+
 @pytest.mark.parametrize("n,d", [(8, 6), (64, 12)])
 def test_ov_gap_with_and_without_planted_pairs(n, d):
     rng = np.random.default_rng(d)
     for planted in (0, 3):
-        A, Bv = hd.random_ov_sets(n, d, rng, planted=planted)
+        A, Bv = _ov_sets(n, d, rng, planted)
         truth = ((A @ Bv.T) == 0).any(1)
         if planted:
             assert truth.sum() >= 3
@@ -70,26 +120,26 @@ def test_ov_tight_instance_reaches_one_sixth():
     assert o[0] == pytest.approx(1 / 6, abs=1e-14) and not dec[0]
 
 
-def test_parity_scalings():
-    assert math.exp(math.log(2) ** 2) == pytest.approx(1.61680667, abs=1e-8)
-    ce = hd.parity_counterexample(math.log(2))
-    assert ce is not None and ce["n"] * ce["d"] == 2
-    assert hd.parity_counterexample(math.sqrt(math.log(2))) is None
+def test_parity_decoding_with_the_corrected_scale():
     rng = np.random.default_rng(1)
-    A, Bv = hd.random_ov_sets(12, 6, rng, planted=2)
+    A, Bv = _ov_sets(12, 6, rng, planted=2)
     truth = ((A @ Bv.T) == 0).any(1)
     assert (hd.parity_decode(A, Bv, math.sqrt(math.log(2)), 24, np.random.default_rng(2)) == truth).all()
+    Q, K = hd.parity_instance(A, Bv, math.sqrt(math.log(2)))
+    assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T))
 
 
-def test_lowrank_factorisation_and_printed_shapes():
+def test_lowrank_factorisation():
     rng = np.random.default_rng(0)
     Q = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 20))
     K = rng.standard_normal((40, 20))
     Qp, Kp = hd.one_sided_factorisation(Q, K)
     assert Qp.shape == (50, 3) and Kp.shape == (40, 3)
     assert np.allclose(Qp @ Kp.T, Q @ K.T, atol=1e-10)
-    with pytest.raises(ValueError):
-        hd.printed_kprime_t(rng.standard_normal((20, 2)), rng.standard_normal((40, 2)), rng.standard_normal((20, 2)))
+    Qp, Kp = hd.one_sided_factorisation(Q, K, r=5)
+    assert Qp.shape == (50, 5) and np.allclose(Qp @ Kp.T, Q @ K.T, atol=1e-10)
+    Qz, Kz = hd.one_sided_factorisation(np.zeros((4, 3)), K[:, :3])
+    assert Qz.shape == (4, 1) and np.allclose(Qz @ Kz.T, 0)
 
 
 @pytest.mark.parametrize("T", [1e-4, 1.0, 1e3])
@@ -100,16 +150,137 @@ def test_temperature_absorbed(T):
     assert np.allclose(a, b, atol=1e-12)
 
 
-def test_bad_input():
-    with pytest.raises(ValueError, match="log_c must have one entry per query"):
-        hd.sentinel_instance(np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(3))
-    with pytest.raises(ValueError, match="A and B must be 0/1"):
-        hd.ov_instance(np.full((2, 2), 2.0), np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="integer entries"):
-        hd.maxip_instance(np.full((2, 2), 0.5), np.zeros((2, 2)), 3.0)
-    with pytest.raises(ValueError, match="eta must lie"):
-        hd.rowsum_search(np.zeros((2, 2)), np.zeros((2, 2)), 1.5)
-    with pytest.raises(ValueError, match="T must be"):
-        hd.temperature_absorbed(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 2)), -1.0)
-    with pytest.raises(ValueError, match="mode must be"):
-        hd.approximate_oracle(0.1, mode="nope")
+def test_temperature_at_the_edge_of_float64():
+    Q = K = np.eye(2); V = np.array([[1.0], [0.0]])
+    a, b = hd.temperature_absorbed(Q, K, V, 1e-300)              # scores 1e300: the argmax, exactly
+    assert a.ravel().tolist() == [1.0, 0.0] and np.array_equal(a, b)
+    with pytest.raises(ValueError, match="T = 1e-310 is too small"):
+        hd.temperature_absorbed(Q, K, V, 1e-310)
+
+
+# --------------------------------------------------------------------------- bad input, every public function
+Z22, Z32 = np.zeros((2, 2)), np.zeros((3, 2))
+B01 = np.array([[1.0, 0.0], [0.0, 1.0]])
+RNG = np.random.default_rng(0)
+
+
+def _nan(shape):
+    return np.full(shape, np.nan)
+
+
+def _wrong_shape_oracle(Q, K, V):
+    return np.zeros((Q.shape[0], 2))
+
+
+def _nan_oracle(Q, K, V):
+    return np.full((Q.shape[0], V.shape[1]), np.nan)
+
+
+BAD = [
+    # sentinel_instance
+    (hd.sentinel_instance, (Z22, Z32, np.zeros(3)), {}, ValueError, "log_c must have one entry per query"),
+    (hd.sentinel_instance, (np.zeros(2), Z32, np.zeros(2)), {}, ValueError, "Q must be 2-dimensional"),
+    (hd.sentinel_instance, (Z22, np.zeros((3, 3)), np.zeros(2)), {}, ValueError, "Q and K must have the same width"),
+    (hd.sentinel_instance, (np.zeros((0, 2)), Z32, np.zeros(0)), {}, ValueError, "non-empty"),
+    (hd.sentinel_instance, (_nan((2, 2)), Z32, np.zeros(2)), {}, ValueError, "Q contains NaN"),
+    (hd.sentinel_instance, (Z22, Z32, np.array([0.0, np.inf])), {}, ValueError, "log_c contains NaN or inf"),
+    (hd.sentinel_instance, ("ab", Z32, np.zeros(2)), {}, TypeError, "Q must be a real"),
+    (hd.sentinel_instance, (Z22, np.zeros((3, 2), complex), np.zeros(2)), {}, TypeError, "K must be a real"),
+    # sentinel_attention
+    (hd.sentinel_attention, (Z22, Z32, np.zeros(2)), dict(oracle="attention"), TypeError, "oracle must be callable"),
+    (hd.sentinel_attention, (Z22, Z32, np.zeros(2)), dict(oracle=_wrong_shape_oracle), ValueError,
+     r"oracle must return an array of shape \(2, 1\)"),
+    (hd.sentinel_attention, (Z22, Z32, np.zeros(2)), dict(oracle=_nan_oracle), ValueError, "oracle returned NaN"),
+    (hd.sentinel_attention, (Z22, Z32, np.zeros(2)), dict(oracle=lambda Q, K, V: [[0.5]] * 2), ValueError,
+     "oracle must return an array"),
+    (hd.sentinel_attention, (np.full((1, 1), 1e200), np.full((2, 1), 1e200), np.zeros(1)), {}, ValueError,
+     "scale Q, K or log_c down"),
+    (hd.sentinel_attention, (Z22, Z32), {}, TypeError, "log_c"),
+    # approximate_oracle
+    (hd.approximate_oracle, (-0.1,), {}, ValueError, "eps must be a finite number >= 0"),
+    (hd.approximate_oracle, (float("nan"),), {}, ValueError, "eps must be a finite number >= 0"),
+    (hd.approximate_oracle, (float("inf"),), {}, ValueError, "eps must be a finite number >= 0"),
+    (hd.approximate_oracle, (True,), {}, TypeError, "eps must be a real number"),
+    (hd.approximate_oracle, ("0.1",), {}, TypeError, "eps must be a real number"),
+    (hd.approximate_oracle, (0.1,), dict(mode="nope"), ValueError, "mode must be"),
+    (hd.approximate_oracle, (0.1,), dict(mode=3), TypeError, "mode must be a string"),
+    (hd.approximate_oracle, (0.1,), dict(mode="random"), ValueError, "needs rng"),
+    (hd.approximate_oracle, (0.1,), dict(mode="random", rng=np.random.RandomState(0)), TypeError,
+     "rng must be a numpy.random.Generator"),
+    (hd.approximate_oracle, (0.1,), dict(threshold=float("inf")), ValueError, "threshold must be finite"),
+    (hd.approximate_oracle, (0.1,), dict(threshold=None), TypeError, "threshold must be a real number"),
+    # rowsum_search
+    (hd.rowsum_search, (Z22, Z22, 1.5), {}, ValueError, "eta must lie"),
+    (hd.rowsum_search, (Z22, Z22, 0.0), {}, ValueError, "eta must lie"),
+    (hd.rowsum_search, (Z22, Z22, "0.1"), {}, TypeError, "eta must be a real number"),
+    (hd.rowsum_search, (Z22, Z22, 0.1), dict(B=-1.0), ValueError, "B must be a finite number > 0"),
+    (hd.rowsum_search, (Z22, Z22, 0.1), dict(B=True), TypeError, "B must be a real number"),
+    (hd.rowsum_search, (np.ones((2, 2)), Z22, 0.1), dict(B=0.5), ValueError, "B must bound every entry"),
+    (hd.rowsum_search, (np.full((2, 2), 1e100), Z22, 0.1), {}, ValueError, "B is too large"),
+    (hd.rowsum_search, (Z22, Z22, 0.1), dict(oracle=3), TypeError, "oracle must be callable"),
+    (hd.rowsum_search, (Z22, Z22, 0.1), dict(oracle=_wrong_shape_oracle), ValueError, "oracle must return"),
+    (hd.rowsum_search, (Z22, np.zeros((2, 3)), 0.1), {}, ValueError, "same width"),
+    (hd.rowsum_search, (_nan((2, 2)), Z22, 0.1), {}, ValueError, "Q contains NaN"),
+    # maxip_instance
+    (hd.maxip_instance, (np.full((2, 2), 0.5), Z22, 3.0), {}, ValueError, "integer entries"),
+    (hd.maxip_instance, (Z22, Z22, 0.0), {}, ValueError, "C0 must be a finite number > 0"),
+    (hd.maxip_instance, (Z22, Z22, float("inf")), {}, ValueError, "C0 must be a finite number > 0"),
+    (hd.maxip_instance, (Z22, Z22, True), {}, TypeError, "C0 must be a real number"),
+    (hd.maxip_instance, (Z22, np.zeros((2, 3)), 1.0), {}, ValueError, "A and Bv must have the same width"),
+    (hd.maxip_instance, (np.zeros(2), Z22, 1.0), {}, ValueError, "A must be 2-dimensional"),
+    (hd.maxip_instance, (Z22, _nan((2, 2)), 1.0), {}, ValueError, "Bv contains NaN"),
+    (hd.maxip_instance, (np.full((1, 1), 1e300), np.ones((1, 1)), 1e10), {}, ValueError, "C0 \\* A overflows"),
+    # maxip_decode
+    (hd.maxip_decode, (Z22, Z22, 1.0), dict(eta=1.0), ValueError, "eta must lie"),
+    (hd.maxip_decode, (Z22, Z22, 1.0), dict(oracle="x"), TypeError, "oracle must be callable"),
+    (hd.maxip_decode, (np.full((1, 1), 1e100), np.ones((1, 1)), 1.0), {}, ValueError, "C0 .* is too large"),
+    (hd.maxip_decode, (np.full((2, 2), 0.5), Z22, 3.0), {}, ValueError, "integer entries"),
+    # ov_instance
+    (hd.ov_instance, (np.full((2, 2), 2.0), Z22), {}, ValueError, "A and Bv must be 0/1"),
+    (hd.ov_instance, (B01, B01), dict(c=0.0), ValueError, "c must be a finite number > 0"),
+    (hd.ov_instance, (B01, np.ones((2, 3))), {}, ValueError, "same width"),
+    (hd.ov_instance, (B01, [[0, 1], [1]]), {}, TypeError, "Bv must be an array"),
+    (hd.ov_instance, (B01, _nan((2, 2))), {}, ValueError, "Bv contains NaN"),
+    # ov_decode
+    (hd.ov_decode, (B01, B01), dict(oracle=1.0), TypeError, "oracle must be callable"),
+    (hd.ov_decode, (B01, B01), dict(oracle=_nan_oracle), ValueError, "oracle returned NaN"),
+    (hd.ov_decode, (np.full((2, 2), 0.5), B01), {}, ValueError, "0/1"),
+    # parity_instance
+    (hd.parity_instance, (B01, B01, 0.0), {}, ValueError, "scale must be a finite number > 0"),
+    (hd.parity_instance, (B01, B01, "1"), {}, TypeError, "scale must be a real number"),
+    (hd.parity_instance, (B01 * 3, B01, 1.0), {}, ValueError, "0/1"),
+    # parity_decode
+    (hd.parity_decode, (B01, B01, 0.8, 0, RNG), {}, ValueError, "rounds must be >= 1"),
+    (hd.parity_decode, (B01, B01, 0.8, 2.0, RNG), {}, TypeError, "rounds must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.8, True, RNG), {}, TypeError, "rounds must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.8, 3, 0), {}, TypeError, "rng must be a numpy.random.Generator"),
+    (hd.parity_decode, (B01, B01, 0.8, 3, np.random.RandomState(0)), {}, TypeError, "rng must be"),
+    (hd.parity_decode, (np.ones((1, 2)), np.ones((40, 2)), 10.0, 3, RNG), {}, ValueError, "scale = 10 is too large"),
+    (hd.parity_decode, (B01, B01, -1.0, 3, RNG), {}, ValueError, "scale must be"),
+    # one_sided_factorisation
+    (hd.one_sided_factorisation, (Z22, Z32), dict(r=0), ValueError, "r must be >= 1"),
+    (hd.one_sided_factorisation, (Z22, Z32), dict(r=3), ValueError, r"r must be at most min\(n, d\) = 2"),
+    (hd.one_sided_factorisation, (Z22, Z32), dict(r=1.0), TypeError, "r must be an integer"),
+    (hd.one_sided_factorisation, (Z22, Z32), dict(r=True), TypeError, "r must be an integer"),
+    (hd.one_sided_factorisation, (Z22, np.zeros((3, 3))), {}, ValueError, "same width"),
+    (hd.one_sided_factorisation, (_nan((2, 2)), Z32), {}, ValueError, "Q contains NaN"),
+    # temperature_absorbed
+    (hd.temperature_absorbed, (Z22, Z22, Z22, -1.0), {}, ValueError, "T must be a finite number > 0"),
+    (hd.temperature_absorbed, (Z22, Z22, Z22, float("inf")), {}, ValueError, "T must be a finite number > 0"),
+    (hd.temperature_absorbed, (Z22, Z22, Z22, None), {}, TypeError, "T must be a real number"),
+    (hd.temperature_absorbed, (Z22, Z22, Z22, 1e-320), {}, ValueError, "T = .* is too small"),
+    (hd.temperature_absorbed, (np.ones((2, 2)) * 1e200, Z22 + 1e200, Z22, 1.0), {}, ValueError, "too small"),
+    (hd.temperature_absorbed, (Z22, Z32, Z22, 1.0), {}, ValueError, "K and V must have the same number of rows"),
+    (hd.temperature_absorbed, (Z22, Z22, _nan((2, 2)), 1.0), {}, ValueError, "V contains NaN"),
+]
+
+
+@pytest.mark.parametrize("f, args, kwargs, exc, words", BAD,
+                         ids=[f"{b[0].__name__}-{i}" for i, b in enumerate(BAD)])
+def test_bad_input(f, args, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        f(*args, **kwargs)
+
+
+def test_every_public_function_has_bad_cases():
+    assert {b[0].__name__ for b in BAD} == set(PUBLIC)
