@@ -150,6 +150,10 @@ def test_overflowing_products_raise_value_error_naming_the_arguments(f, change, 
         inst[k] = inst[k] * s
     with pytest.raises(ValueError) as err:
         f(**inst)
+    if f in (gr.attention_loss_grad_via_attention, _blocked) and "A1, X or A2" in words:
+        # the d + 2 attention calls never form the scores: attention itself stays finite at any temperature,
+        # so the overflow shows up in the gradient, whose message names all six arguments
+        words = ["overflow", "A1, A2"]
     assert all(w in str(err.value) for w in words), str(err.value)
 
 

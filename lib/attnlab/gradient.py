@@ -111,41 +111,8 @@ def _bool(flag, name: str) -> bool:
     return bool(flag)
 
 
-# TEMPORARY (issue 10): attnlab.softmax, attnlab.attention and attnlab.attention_blocked become namespace-generic
-# in a parallel change. Until then, NumPy and CuPy arrays go through them and any other namespace (array_api_strict,
-# …) through the two standard-only stand-ins below, which compute the same quantities. Delete this block and the
-# two `_library_takes` branches once those functions accept any namespace.
-def _library_takes(xp) -> bool:
-    return is_numpy_namespace(xp) or is_cupy_namespace(xp)
-
-
-def _softmax_rows_standard(xp, S):
-    e = xp.exp(S - xp.max(S, axis=1, keepdims=True))
-    return e / xp.sum(e, axis=1, keepdims=True)
-
-
-def _attention_standard(xp, Q, K, V, block=None):
-    """softmax(QKᵀ)V; with ``block`` by the online-softmax recurrence over key tiles (no n×n array)."""
-    if block is None:
-        return _softmax_rows_standard(xp, Q @ K.T) @ V
-    m = ell = acc = None
-    for k0 in range(0, K.shape[0], block):
-        k1 = min(k0 + block, K.shape[0])
-        S = Q @ K[k0:k1, ...].T
-        m_new = xp.max(S, axis=1, keepdims=True) if m is None else xp.maximum(m, xp.max(S, axis=1, keepdims=True))
-        P = xp.exp(S - m_new)
-        if m is None:
-            ell, acc = xp.sum(P, axis=1, keepdims=True), P @ V[k0:k1, ...]
-        else:
-            scale = xp.exp(m - m_new)
-            ell = scale * ell + xp.sum(P, axis=1, keepdims=True)
-            acc = scale * acc + P @ V[k0:k1, ...]
-        m = m_new
-    return acc / ell
-
-
 def _softmax_rows(xp, S):
-    return softmax(S, axis=-1) if _library_takes(xp) else _softmax_rows_standard(xp, S)
+    return softmax(S, axis=-1)
 
 
 def _forward(xp, A1, A2, A3, X, Y, E):
@@ -341,11 +308,8 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     if threads is not None:
         threads = positive_int(threads, "threads")
     xp, (A1, A2, A3, X, Y, E) = _check(A1, A2, A3, X, Y, E)
-    if _library_takes(xp):
-        att = (lambda Q, K, V: attention_blocked(Q, K, V, beta=1.0, block=block, threads=threads)) if blocked else (
-            lambda Q, K, V: attention(Q, K, V, beta=1.0))
-    else:  # TEMPORARY (issue 10): see _library_takes
-        att = lambda Q, K, V: _attention_standard(xp, Q, K, V, block if blocked else None)  # noqa: E731
+    att = (lambda Q, K, V: attention_blocked(Q, K, V, beta=1.0, block=block, threads=threads)) if blocked else (
+        lambda Q, K, V: attention(Q, K, V, beta=1.0))
     scores = _overflow("the score matrix A1 @ X @ A2.T", "A1, X or A2", A1.dtype)
     Q = _finite(xp, A1 @ X, _overflow("A1 @ X", "A1 or X", A1.dtype))
     H = _finite(xp, A3 @ Y, _overflow("A3 @ Y", "A3 or Y", A1.dtype))
