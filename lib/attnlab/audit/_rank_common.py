@@ -31,7 +31,7 @@ def gap_experiment(p: dict, seed: int):
 
 @memoize
 def _gap_experiment(p: dict, seed: int):
-    """Upper (greedy, SVD) and lower certificates of the materialised sphere-2 family against β, per ε."""
+    """The body of :func:`gap_experiment`, memoized on its own entries of the preset."""
     rng = np.random.default_rng(seed)
     out = []
     for beta in p["gap_betas"]:
