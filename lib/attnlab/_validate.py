@@ -172,3 +172,22 @@ def qkv(Q, K, V):
     if K.shape[0] != V.shape[0]:
         raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
     return Q, K, V
+
+
+def nonnegative_int(n, name: str) -> int:
+    """Check that ``n`` is an integer >= 0 (bool is not an integer)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"{name} must be >= 0, got {n}")
+    return int(n)
+
+
+def generator(rng, name: str = "rng"):
+    """Check that ``rng`` is a ``numpy.random.Generator`` (``numpy.random.default_rng(seed)``)."""
+    import numpy as np  # noqa: PLC0415
+
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+                        f"not {type(rng).__name__}")
+    return rng

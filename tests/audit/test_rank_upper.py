@@ -1,0 +1,114 @@
+"""Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper)."""
+import math
+
+import numpy as np
+import pytest
+
+from attnlab.audit import rank_lower, rank_upper
+from attnlab.audit.scale import SCALES
+
+
+def test_presets_share_the_common_entries_with_chapter_08():
+    for s in SCALES:
+        common = set(rank_upper.PRESETS[s]) & set(rank_lower.PRESETS[s])
+        assert common == {"eps", "lat_d", "lat_betas", "gap_n", "gap_keys", "gap_betas"}
+        assert all(rank_upper.PRESETS[s][k] == rank_lower.PRESETS[s][k] for k in common)
+    assert rank_upper.gap_experiment is rank_lower.gap_experiment
+
+
+def test_gap_experiment_is_one_computation_for_both_chapters(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(gap_n=64, gap_keys=32, gap_betas=[4, 16, 64], eps=[0.5])
+    rows = rank_upper.gap_experiment(dict(p, other=1), 0)
+    assert rank_lower.gap_experiment(dict(p, unrelated=[2]), 0) == rows
+    assert len(list((tmp_path / "experiments").glob("_gap_experiment-*.pkl"))) == 1
+    assert all(r["lower"] <= r["upper"] and r["upper_error"] <= r["eps"] + 1e-12 for r in rows)
+
+
+def test_op_experiment_attains_and_check_verifies(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(op_n=12, op_L=8, op_m=2, op_starts=2, op_steps=3)
+    rows = rank_upper.op_experiment(p, 0)
+    assert [r["norm"] for r in rows] == ["l2", "l1", "linf"]
+    assert all(r["search"] <= r["row_l1"] * (1 + 1e-12) for r in rows)
+    assert rank_upper.check_ar_op("smoke", data=rows).verdict == "verified"
+    bad = [dict(r, explicit=r["row_l1"] / 2) for r in rows]
+    assert rank_upper.check_ar_op("smoke", data=bad).verdict == "refuted"
+
+
+def test_nospeed_check_reads_its_data():
+    x = dict(dense_rank=1, dense_keep_fraction=0.6, sparse_lower=10, sparse_n=10, n=20, L=8, eps=0.25)
+    assert rank_upper.check_ar_nospeed("smoke", data=x).verdict == "verified"
+    assert rank_upper.check_ar_nospeed("smoke", data=dict(x, dense_rank=2)).verdict == "refuted"
+
+
+def test_r_svd_int_is_the_smallest_qualifying_r():
+    rows = [dict(beta=b, r=r, tau_width=w) for b, r, w in [(1, 0, 0.5), (1, 1, 0.1), (1, 2, 0.0), (8, 0, 1.0),
+                                                           (8, 1, 0.3), (8, 2, 0.2)]]
+    assert rank_upper.r_svd_int(rows, 0.25) == {1: 1, 8: 2}
+    assert rank_upper.r_svd_int(rows, 0.01) == {1: 2, 8: None}
+
+
+def test_sphere_ball_experiment_certifies_and_fits(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(sb_n=96, sb_keys=64, sb_betas=[2.0, 4.0, 8.0, 16.0], eps=[0.5])
+    rows = rank_upper.sphere_ball_experiment(p, 0)
+    assert [r["beta"] for r in rows] == p["sb_betas"] and all(r["family"] == "sphere d=3" for r in rows)
+    for r in rows:  # both certificates hold on the same matrix, so lower <= upper
+        assert r["upper_error"] <= r["eps"] + 1e-12 and r["lower_margin"] > 0 and r["lower"] <= r["upper"]
+    again = rank_upper.sphere_ball_experiment(p, 0)
+    assert [r["upper"] for r in again] == [r["upper"] for r in rows]
+    gap = [dict(beta=b, eps=0.5, upper=u, lower=lo) for b, u, lo in [(1, 2, 1), (4, 4, 2), (16, 8, 4)]]
+    up = dict(lattice=[dict(beta=b, eps=0.5, upper=u, lower=lo, n=1000, L=1000)
+                       for b, u, lo in [(1, 2, 1), (10, 20, 10), (100, 200, 100)]])
+    fits = rank_upper.sphere_ball_fits(gap, up, 0.1, [dict(r, upper=u, lower=lo, n=1000, L=1000)
+                                                      for r, u, lo in zip(rows, [2, 4, 8, 16], [1, 2, 4, 8])])
+    s3 = [f for f in fits if f["family"] == "sphere d=3"][0]
+    assert s3["upper_slope"] == pytest.approx(1.0) and s3["lower_slope"] == pytest.approx(1.0) and s3["bracket"]
+    assert [f["family"] for f in rank_upper.sphere_ball_fits(gap, up, 0.1)] == ["sphere d=2", "ball d=2"]
+
+
+def test_robust_experiment_certifies_through_the_residual(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(up_r=[1, 2], up_n=96, up_keys=64, planted_d=8, robust_sigma=1e-3, up_betas=[1.0, 10.0, 100.0, 1e4],
+             up_eps=0.5)
+    rows = rank_upper.robust_experiment(p, 0)
+    assert {x["r"] for x in rows} == {1, 2} and all(x["visible_dim"] == 8 for x in rows)
+    assert all(x["tau"] < x["eps"] and x["robust_error_on_A"] <= x["eps"] + 1e-12 for x in rows)
+    assert 1e4 not in {x["beta"] for x in rows}  # τ_W ≥ ε there: no robust certificate
+    synth = [dict(r=2, x=x, robust=int(x), direct=int(x), n=10**6, L=10**6, beta=x) for x in (10.0, 100.0, 1000.0)]
+    f = rank_upper.robust_fits(synth)[0]
+    assert f["slope"] == pytest.approx(1.0, abs=1e-3) and f["consistent"] and f["robust_over_direct"] == 1.0
+    assert not rank_upper.robust_fits([dict(s, robust=int(s["x"] ** 1.5)) for s in synth])[0]["consistent"]
+
+
+def test_upper_law_fits_drop_saturated_points_and_compare_with_r_half():
+    rows = [dict(family="planted r=2", r=2, eps=0.5, n=1000, L=1000, beta=b, Gamma=b, upper=u)
+            for b, u in [(1.0, 2), (10.0, 9), (100.0, 80), (1000.0, 600)]]
+    f = rank_upper.upper_law_fits(dict(planted=rows, lattice=[]), 0.1)[0]
+    assert f["points"] == 3 and f["beta_max"] == 100.0 and f["consistent"] and f["lower_slope"] is None
+
+
+def test_implicit_fits_recover_known_slopes():
+    res = dict(sphere=[dict(family="sphere d=3", geometry="sphere", d=3, r=3, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
+                            upper=2 * b, lower=b / 4, upper_method="harmonics", upper_error=0.4, lower_mass=0.8,
+                            n=math.inf) for b in (1e2, 1e3, 1e4, 1e5)],
+               ball=[dict(family="ball d=2", geometry="ball", d=2, r=2, beta=0.97 * b, beta_nominal=b, eps=0.5, Gamma=b,
+                          upper=b ** 1.3, lower=b ** 1.2, upper_method="rows", upper_error=0.0, lower_mass=0.8,
+                          n=b ** 1.3) for b in (1e2, 1e3, 1e4, 1e5)])
+    f = {x["family"]: x for x in rank_upper.implicit_fits(res, 0.1, 2)}
+    s3, b2 = f["sphere d=3"], f["ball d=2"]
+    assert s3["points"] == b2["points"] == 3 and s3["decades"] == b2["decades"] == 2
+    assert s3["upper_slope"] == pytest.approx(1) and s3["lower_slope"] == pytest.approx(1)
+    assert s3["bracket"] and s3["consistent"] and not s3["lower_too_fast"] and s3["valid"]
+    assert b2["lower_too_fast"] and not b2["bracket"] and b2["faster_lower"] and not b2["consistent"]
+
+
+def test_figures_return_their_data():
+    pytest.importorskip("matplotlib")
+    tim = [dict(n=n, L=8, greedy_s=0.1 * n, svd_s=0.2 * n, lower_s=0.05 * n) for n in (10, 20)]
+    fig, data = rank_upper.plot_timing(tim)
+    assert data["n"] == [10, 20]
+    rows = [dict(beta=b, r=r, tau_exact=0.1, tau_width=0.2, tau_spec=0.3, error=0.05) for b in (1, 8) for r in (0, 1)]
+    fig, data = rank_upper.plot_bridge(rows, 0.25)
+    assert len(data["beta"]) == 4

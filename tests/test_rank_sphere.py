@@ -1,0 +1,142 @@
+"""The continuum sphere without materialising it (attnlab.rank_sphere), against independent computations."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, special
+
+import attnlab
+from attnlab import rank_sphere as rs
+from attnlab.softmax import softmax
+
+
+def test_exported():
+    for name in rs.__all__:
+        assert getattr(attnlab, name) is getattr(rs, name)
+
+
+@pytest.mark.parametrize("d", [2, 3, 4, 5])
+def test_harmonic_coefficients_reproduce_the_density(d):
+    beta = 30.0
+    t = np.linspace(-1, 1, 41)
+    lam = (d - 2) / 2
+    b = rs._harmonic_coefficients(d, beta, 120)
+    C = np.stack([special.eval_chebyt(n, t) if d == 2 else special.eval_gegenbauer(n, lam, t) for n in range(121)])
+    w = lambda s: (1 - s * s) ** ((d - 3) / 2)  # noqa: E731
+    Z = integrate.quad(lambda s: math.exp(beta * s) * w(s), -1, 1, limit=200)[0] / integrate.quad(w, -1, 1)[0]
+    assert b @ C == pytest.approx(np.exp(beta * t) / Z, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("d,beta", [(2, 50.0), (3, 200.0), (4, 1000.0), (5, 80.0)])
+def test_harmonic_certificate_is_minimal_and_converged(d, beta):
+    eps = 0.3
+    c = rs.sphere_harmonic_upper(d, beta, eps)
+    assert c["error"] + c["quadrature_gap"] <= eps and c["mass"] == pytest.approx(1.0, abs=1e-10)
+    assert c["rank"] == rs.harmonic_dimension(d, c["N"])
+    th, mu = rs._zonal_nodes(d, 64 * (c["N"] + 8), 16)  # a much finer quadrature
+    b = rs._harmonic_coefficients(d, beta, c["N"])
+    errs, mass = rs._zonal_errors(d, beta, b, th, mu, n_stop=c["N"])
+    assert mass == pytest.approx(1.0, abs=1e-12)
+    assert errs[-1] == pytest.approx(c["error"], abs=max(c["quadrature_gap"], 1e-12))
+    assert c["N"] == 0 or errs[-2] > eps  # the degree below does not reach ε
+
+
+def test_harmonic_dimension_counts_polynomials():
+    # on S^1: 1, cos nθ, sin nθ; on S^2: (N+1)^2; in general the sum of dim H_n
+    dim_h = lambda d, n: math.comb(n + d - 1, d - 1) - (math.comb(n + d - 3, d - 1) if n >= 2 else 0)  # noqa: E731
+    for d in (2, 3, 4, 6):
+        for N in range(8):
+            assert rs.harmonic_dimension(d, N) == sum(dim_h(d, n) for n in range(N + 1))
+    assert rs.harmonic_dimension(3, 5) == 36
+
+
+def test_harmonic_certificate_materialised_on_the_circle():
+    rng = np.random.default_rng(0)
+    beta, eps, L = 80.0, 0.25, 2048
+    c = rs.sphere_harmonic_upper(2, beta, eps)
+    tk = 2 * np.pi * np.arange(L) / L
+    D = rng.uniform(0, 2 * np.pi, 64)[:, None] - tk[None, :]
+    B = np.cos(D[..., None] * np.arange(c["N"] + 1)) @ rs._harmonic_coefficients(2, beta, c["N"]) / L
+    assert np.linalg.matrix_rank(B) == c["rank"]
+    # L equally spaced keys are a quadrature of σ; |A − B| has kinks, so it converges as O(L^-2), not spectrally
+    assert attnlab.row_l1_error(softmax(beta * np.cos(D)), B) == pytest.approx(c["error"], abs=1e-4)
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_cap_area_against_quadrature(d):
+    for th in (0.1, 0.7, math.pi / 2, 2.0, math.pi):
+        num = integrate.quad(lambda s: math.sin(s) ** (d - 2), 0, th)[0] / integrate.quad(lambda s: math.sin(s) ** (d - 2),
+                                                                                        0, math.pi)[0]
+        assert rs.cap_area(d, th) == pytest.approx(num, abs=1e-12)
+
+
+def test_gv_lower_is_the_covering_count():
+    for d, beta in ((2, 1e3), (3, 1e4), (4, 1e3)):
+        x = rs.sphere_gv_lower(d, beta, 0.25)
+        cap = rs.cap_area(d, 2 * x["rho"])
+        assert x["mass"] > (1 + 0.25) / 2 and x["M"] * cap >= 1 > (x["M"] - 1) * cap
+    assert rs.sphere_gv_lower(3, 0.01, 0.5)["M"] == 1  # hot: the cap holding 3/4 of the mass is wider than π/2
+    assert rs.sphere_gv_lower(3, 1e3, 1.0)["M"] == attnlab.lattice_lower_count(2, 1e3, 1.5)["M"] == 0  # ε ≥ 1: B = 0
+    assert rs.sphere_gv_lower(2, 1e4, 0.25)["M"] < rs.sphere_gv_lower(2, 1e5, 0.25)["M"]
+
+
+def test_gv_lower_below_an_explicit_packing_on_s2():
+    rng = np.random.default_rng(3)
+    x = rs.sphere_gv_lower(3, 300.0, 0.25)
+    P = attnlab.sphere_packing(3, 2 * x["rho"], 40_000, rng)  # a greedy packing from dense candidates, nearly maximal
+    assert x["M"] <= P.shape[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(d=st.sampled_from([2, 3, 4]), beta=st.floats(1.0, 3e3), eps=st.floats(0.05, 1.9))
+def test_property_sphere_certificates_are_ordered(d, beta, eps):
+    up, lo = rs.sphere_harmonic_upper(d, beta, eps), rs.sphere_gv_lower(d, beta, eps)
+    assert up["error"] + up["quadrature_gap"] <= eps and 0 <= lo["M"] <= up["rank"] and (lo["M"] == 0) == (eps >= 1)
+
+
+def test_cap_radius_is_the_smallest_cap_with_enough_mass():
+    for d, beta, eps in ((2, 1e3, 0.25), (3, 50.0, 0.5), (4, 2.0, 0.9)):
+        rho = rs.cap_radius(d, beta, eps)
+        assert rs.sphere_cap_mass(d, beta, rho) > (1 + eps) / 2 > rs.sphere_cap_mass(d, beta, rho * (1 - 1e-6))
+    m = rs.sphere_cap_mass(3, 10.0, np.array([0.0, 0.5, 4.0]))
+    assert m.shape == (3,) and m[0] == 0 and m[2] == 1.0
+
+
+BAD = [  # (function, args, kwargs, exception, message naming the argument)
+    (rs.sphere_cap_mass, (1, 10.0, 0.5), {}, ValueError, "d must be >= 2"),
+    (rs.sphere_cap_mass, (3, 0.0, 0.5), {}, ValueError, "beta"),
+    (rs.sphere_cap_mass, (3, 10.0, -0.5), {}, ValueError, "rho must be >= 0"),
+    (rs.sphere_cap_mass, (3, 10.0, float("nan")), {}, ValueError, "rho contains"),
+    (rs.sphere_cap_mass, (3, 10.0, "0.5"), {}, TypeError, "rho must be"),
+    (rs.cap_area, (3, 4.0), {}, ValueError, "angle"),
+    (rs.cap_area, (3, -0.1), {}, ValueError, "angle"),
+    (rs.cap_area, (3, "1"), {}, TypeError, "angle"),
+    (rs.cap_area, (2.0, 1.0), {}, TypeError, "d must be an integer"),
+    (rs.cap_radius, (3, 10.0, 1.0), {}, ValueError, "eps must be < 1"),
+    (rs.cap_radius, (3, 10.0, 0.0), {}, ValueError, "eps"),
+    (rs.cap_radius, (3, -1.0, 0.5), {}, ValueError, "beta"),
+    (rs.cap_radius, (1, 10.0, 0.5), {}, ValueError, "d must be >= 2"),
+    (rs.harmonic_dimension, (3, -1), {}, ValueError, "N must be >= 0"),
+    (rs.harmonic_dimension, (3, 1.0), {}, TypeError, "N must be an integer"),
+    (rs.harmonic_dimension, (1, 2), {}, ValueError, "d must be >= 2"),
+    (rs.sphere_harmonic_upper, (1, 10.0, 0.5), {}, ValueError, "d must be >= 2"),
+    (rs.sphere_harmonic_upper, (2, float("nan"), 0.5), {}, ValueError, "beta"),
+    (rs.sphere_harmonic_upper, (2, 10.0, 0.5), dict(nodes_per_degree=0), ValueError, "nodes_per_degree"),
+    (rs.sphere_harmonic_upper, (2, 10.0, 0.5), dict(n_max=2.5), TypeError, "n_max"),
+    (rs.sphere_harmonic_upper, (2, 10.0, 2.0), {}, ValueError, "eps"),
+    (rs.sphere_gv_lower, (3, 10.0, 2.0), {}, ValueError, "eps"),
+    (rs.sphere_gv_lower, (3, True, 0.5), {}, TypeError, "beta"),
+    (rs.sphere_gv_lower, (0, 10.0, 0.5), {}, ValueError, "d must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs,exc,match", BAD, ids=lambda x: getattr(x, "__name__", None))
+def test_bad_inputs(fn, args, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        fn(*args, **kwargs)
+
+
+def test_every_public_function_has_bad_cases():
+    assert set(rs.__all__) <= {fn.__name__ for fn, *_ in BAD}
