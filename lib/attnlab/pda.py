@@ -12,7 +12,6 @@ import math
 import numpy as np
 from array_api_compat import device as _device
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
-from sklearn.utils.extmath import randomized_svd
 
 from ._validate import in_open_interval, positive_int, positive_real
 from .backend import rng_module
@@ -279,6 +278,8 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_overs
             U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, tuple(At.shape), r, rng,
                                          n_oversamples=n_oversamples, n_iter=n_iter, xp=nxp)
         else:
+            from sklearn.utils.extmath import randomized_svd  # noqa: PLC0415 (sklearn pulls in pandas: import on use)
+
             U, s, Vt = randomized_svd(At, r, n_oversamples=n_oversamples, n_iter=n_iter,
                                       random_state=int(rng.integers(2**31 - 1)))
         del At
