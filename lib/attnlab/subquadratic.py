@@ -305,6 +305,7 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
 
 def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
     """attention_1d after validation: window L, degree g (float64 in, float64 (n_q, d_v) out)."""
+    xp = _namespace(q, k, V)  # the array-API namespace (for NumPy: array_api_compat.numpy)
     n = k.shape[0]
     kmin, kmax = float(xp.min(k)), float(xp.max(k))
     W = kmax - kmin
