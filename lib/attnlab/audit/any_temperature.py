@@ -19,7 +19,7 @@ from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "exact_rows", "make_case", "guarantee_experiment", "naive_monomial_1d", "naive_experiment",
+__all__ = ["PRESETS", "FAMILIES", "exact_rows", "make_case", "guarantee_experiment", "naive_monomial_1d", "naive_experiment",
            "degree_experiment", "budget_experiment", "range_experiment", "timing_experiment", "halfspace_experiment",
            "tree_experiment", "exponent_table", "fit_time", "speedup", "check_at_1d", "check_at_fixed_d",
            "plot_guarantee", "plot_naive", "plot_timing", "plot_degree", "plot_tree", "RULES"]
