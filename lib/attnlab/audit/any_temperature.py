@@ -27,33 +27,35 @@ __all__ = ["PRESETS", "FAMILIES", "exact_rows", "make_case", "guarantee_experime
 PRESETS = {
     "smoke": dict(g_n=[1, 7, 64, 300], g_B=[0.0, 0.5, 10.0, 100.0], g_eps=[1e-2, 1e-3, 1e-6], g_nq=64,
                   naive_n=[64, 256], naive_B=[1.0, 4.0, 16.0],
-                  deg_n=[2**8, 2**12, 2**16, 2**20], deg_eps=[1e-2, 1e-3, 1e-6], deg_B=[1.0, 100.0], deg_inst=256,
-                  range_B=[1.0, 1e2, 1e4], range_n=128,
-                  t_n=[2**8, 2**9, 2**10, 2**11, 2**12], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=2,
-                  t_fit_min=2**9, t_check_q=64, gauss_n=[2**8, 2**10], gauss_B=[1.0, 3.0],
+                  deg_n=[2**8, 2**12, 2**16, 2**20], deg_eps=[1e-2, 1e-3, 1e-6], deg_B=[1.0, 100.0], deg_inst=64,
+                  deg_needed_max=2**10, range_B=[1.0, 1e2, 1e4], range_n=128,
+                  t_n=[2**k for k in range(8, 16)], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=3,
+                  t_fit_min=2**11, t_check_q=64, gauss_n=[2**8, 2**10], gauss_B=[1.0, 3.0],
                   hs_n=200, hs_B=[1.0, 10.0],
-                  tree_n=[2**8, 2**9, 2**10, 2**11], tree_exact_max=2**11, tree_B=[1.0, 10.0], tree_fit_min=2**9),
+                  tree_n=[2**k for k in range(8, 13)], tree_exact_max=2**11, tree_B=[1.0, 10.0], tree_fit_min=2**9,
+                  tree_reps=2),
     "book": dict(g_n=[1, 2, 7, 64, 1000, 4096], g_B=[0.0, 0.1, 1.0, 10.0, 100.0], g_eps=[1e-2, 1e-3, 1e-6], g_nq=256,
                  naive_n=[2**8, 2**10, 2**12], naive_B=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0],
                  deg_n=[2**8, 2**10, 2**12, 2**14, 2**16, 2**18, 2**20], deg_eps=[1e-2, 1e-3, 1e-6],
-                 deg_B=[1.0, 10.0, 100.0], deg_inst=2048,
+                 deg_B=[1.0, 10.0, 100.0], deg_inst=512, deg_needed_max=2**14,
                  range_B=[1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6], range_n=1024,
-                 t_n=[2**8, 2**9, 2**10, 2**11, 2**12, 2**13, 2**14, 2**15, 2**16, 2**17, 2**18], t_exact_max=2**13,
-                 t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=2, t_fit_min=2**12, t_check_q=256,
+                 t_n=[2**k for k in range(8, 19)], t_exact_max=2**14,
+                 t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=3, t_fit_min=2**12, t_check_q=256,
                  gauss_n=[2**8, 2**10, 2**12], gauss_B=[0.5, 1.0, 3.0, 10.0],
                  hs_n=1000, hs_B=[1.0, 10.0, 100.0],
-                 tree_n=[2**9, 2**10, 2**11, 2**12, 2**13, 2**14], tree_exact_max=2**13, tree_B=[1.0, 10.0],
-                 tree_fit_min=2**11),
+                 tree_n=[2**k for k in range(8, 16)], tree_exact_max=2**14, tree_B=[1.0, 10.0],
+                 tree_fit_min=2**10, tree_reps=2),
     "paper": dict(g_n=[1, 2, 7, 64, 1000, 4096, 16384], g_B=[0.0, 0.1, 1.0, 10.0, 100.0], g_eps=[1e-2, 1e-3, 1e-6],
                   g_nq=512, naive_n=[2**8, 2**10, 2**12, 2**14], naive_B=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0],
                   deg_n=[2**8, 2**10, 2**12, 2**14, 2**16, 2**18, 2**20], deg_eps=[1e-2, 1e-3, 1e-6],
-                  deg_B=[1.0, 10.0, 100.0], deg_inst=4096,
+                  deg_B=[1.0, 10.0, 100.0], deg_inst=1024, deg_needed_max=2**16,
                   range_B=[1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6], range_n=4096,
                   t_n=[2**k for k in range(8, 21)], t_exact_max=2**15, t_B=[1.0, 10.0, 100.0],
                   t_eps=[1e-2, 1e-3, 1e-6], t_reps=3, t_fit_min=2**12, t_check_q=1024,
                   gauss_n=[2**8, 2**10, 2**12, 2**14], gauss_B=[0.5, 1.0, 3.0, 10.0],
                   hs_n=4000, hs_B=[1.0, 10.0, 100.0],
-                  tree_n=[2**k for k in range(9, 18)], tree_exact_max=2**15, tree_B=[1.0, 10.0], tree_fit_min=2**12),
+                  tree_n=[2**k for k in range(9, 18)], tree_exact_max=2**15, tree_B=[1.0, 10.0], tree_fit_min=2**12,
+                  tree_reps=3),
 }
 
 #: The decision rules, stated before any run (the checks quote them in their verdicts).
@@ -229,7 +231,7 @@ def degree_experiment(p: dict, seed: int) -> list[dict]:
             plan = sq.attention_1d_plan(n, eps, 0.0, 2.0)
             row = dict(n=n, eps=eps, L=plan["L"], g=plan["g"], eta=plan["eta"])
             needed = 0
-            if n <= 2**16:
+            if n <= p["deg_needed_max"]:
                 for B in p["deg_B"]:
                     for fam in ("uniform", "threshold"):
                         q, k, v = make_case(fam, n, p["deg_inst"] // 8, B, rng, eps)
@@ -409,11 +411,11 @@ def tree_experiment(p: dict, seed: int) -> dict:
                 K = B * rng.uniform(-1, 1, (n, 2)) if fam == "square" else _circle(n, B, rng)
                 v = rng.uniform(-1, 1, n)
                 check = rng.choice(n, size=min(n, 128), replace=False)
-                t, o = _best(lambda: sq.attention_2d(Q, K, v, 1e-3), 1)
+                t, o = _best(lambda: sq.attention_2d(Q, K, v, 1e-3), p["tree_reps"])
                 err = float(np.max(np.abs(o[check] - exact_rows(Q[check], K, v))))
                 rows.append(dict(method="attention_2d", family=fam, n=n, B=B, eps=1e-3, seconds=t, err=err))
                 if n <= p["tree_exact_max"]:
-                    t, _ = _best(lambda: attnlab.attention_blocked(Q, K, v[:, None], beta=1.0), 1)
+                    t, _ = _best(lambda: attnlab.attention_blocked(Q, K, v[:, None], beta=1.0), p["tree_reps"])
                     rows.append(dict(method="exact", family=fam, n=n, B=B, eps=0.0, seconds=t, err=0.0))
     return dict(rows=rows, loadavg=_loadavg())
 
