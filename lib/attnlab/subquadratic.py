@@ -441,16 +441,14 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     bmax = np.maximum.reduceat(half_sq, starts)
     w = np.exp(half_sq - np.repeat(bmax, np.diff(np.r_[starts, n])))
     V1 = np.concatenate([np.ones((n, 1)), Vs], axis=1) * w[:, None]
-    # moments A[b, a, :] = sum_j s_j^a / a! * w_j * [1, v_j], by recurrence in a
-    A = np.empty((len(starts), p, V1.shape[1]))
+    # moments As[b, a, :] = sum_j s_j^a sqrt(2^a / a!) w_j [1, v_j] (= s^a/a! times sqrt(2^a a!)), by recurrence in a
+    As = np.empty((len(starts), p, V1.shape[1]))
     term = V1.copy()
     for a_ in range(p):
-        A[:, a_, :] = np.add.reduceat(term, starts, axis=0)
-        term = term * (s / (a_ + 1))[:, None]
-    # per (query, box): sum_a eta_a(t) * sqrt(2^a a!) * A[a] * e^{q^2/2 + bmax - t^2}, eta_a = H_a / sqrt(2^a a!)
-    # (normalised Hermite, three-term recurrence); eta grows like e^{t^2/2}: rescaled by 1e-150 when large
-    scale = np.exp(0.5 * (np.arange(p) * math.log(2) + special.gammaln(np.arange(p) + 1)))
-    As = A * scale[None, :, None]
+        As[:, a_, :] = np.add.reduceat(term, starts, axis=0)
+        term = term * (s * math.sqrt(2.0 / (a_ + 1)))[:, None]
+    # per (query, box): sum_a eta_a(t) As[a] e^{q^2/2 + bmax - t^2}, eta_a = H_a / sqrt(2^a a!) (normalised Hermite,
+    # three-term recurrence); eta grows like e^{t^2/2}: rescaled by 1e-150 when large
     O = np.empty((q.shape[0], V.shape[1]))
     for i0 in range(0, q.shape[0], 128):
         qq = q[i0:i0 + 128]

@@ -25,15 +25,15 @@ __all__ = ["PRESETS", "FAMILIES", "exact_rows", "make_case", "guarantee_experime
            "plot_guarantee", "plot_naive", "plot_timing", "plot_degree", "plot_tree", "RULES"]
 
 PRESETS = {
-    "smoke": dict(g_n=[1, 7, 64, 300], g_B=[0.0, 0.5, 10.0, 100.0], g_eps=[1e-2, 1e-3, 1e-6], g_nq=64,
+    "smoke": dict(g_n=[1, 7, 300], g_B=[0.0, 0.5, 100.0], g_eps=[1e-3, 1e-6], g_nq=32,
                   naive_n=[64, 256], naive_B=[1.0, 4.0, 16.0],
                   deg_n=[2**8, 2**12, 2**16, 2**20], deg_eps=[1e-2, 1e-3, 1e-6], deg_B=[1.0, 100.0], deg_inst=64,
                   deg_needed_max=2**10, range_B=[1.0, 1e2, 1e4], range_n=128,
-                  t_n=[2**k for k in range(8, 16)], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=3,
-                  t_fit_min=2**11, t_check_q=64, gauss_n=[2**8, 2**10], gauss_B=[1.0, 3.0],
+                  t_n=[2**k for k in range(8, 17)], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=2,
+                  t_fit_min=2**12, t_check_q=64, gauss_n=[2**8, 2**10], gauss_B=[1.0, 3.0],
                   hs_n=200, hs_B=[1.0, 10.0],
-                  tree_n=[2**k for k in range(8, 13)], tree_exact_max=2**11, tree_B=[1.0, 10.0], tree_fit_min=2**9,
-                  tree_reps=2),
+                  tree_n=[2**k for k in range(8, 12)], tree_exact_max=2**11, tree_B=[1.0, 10.0], tree_fit_min=2**9,
+                  tree_reps=1),
     "book": dict(g_n=[1, 2, 7, 64, 1000, 4096], g_B=[0.0, 0.1, 1.0, 10.0, 100.0], g_eps=[1e-2, 1e-3, 1e-6], g_nq=256,
                  naive_n=[2**8, 2**10, 2**12], naive_B=[0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0],
                  deg_n=[2**8, 2**10, 2**12, 2**14, 2**16, 2**18, 2**20], deg_eps=[1e-2, 1e-3, 1e-6],
@@ -62,15 +62,16 @@ PRESETS = {
 RULES = {
     "AT-1d": ("refuted if any measured entrywise error exceeds eps; else verified if, for every B at eps = 1e-3, the "
               "95% CI of the fitted exponent of attention_1d's time over n >= t_fit_min lies in [1 - tol, 1 + tol] "
-              "(tol = 0.35: the law is n^1 times logs) while exact attention's exponent CI reaches 2 - tol_exact "
+              "(CPU time; tol = 0.35: the law is n^1 times logs) while exact attention's exponent CI reaches 2 - tol_exact "
               "(0.3, a control that the timings resolve a quadratic); refuted if some CI lies entirely above 1 + tol; "
               "unverifiable-here otherwise (noise or a failed control). The 100x target at n = 2^20 is reported, "
               "not part of the rule (the seed states no constant)."),
     "AT-fixed-d": ("refuted if a key's relevance differs from halfspace membership (d = 2, 3), if the dropped mass "
-                   "exceeds eta, or if attention_2d misses eps; else verified if the 95% CI upper end of the fitted "
-                   "time exponent of attention_2d is <= (2 - 1/2)(1 + tol), tol = 0.1, on every family; "
-                   "unverifiable-here if not (Thm 1.3's bound needs Matousek's partition trees, which this book does "
-                   "not build; a k-d tree is not bound by it)."),
+                   "exceeds eta, or if the d = 2 windowed-polynomial structure (attention_2d) misses eps anywhere; "
+                   "otherwise unverifiable-here: the time bound of Thm 1.3 is a worst-case bound that rests on "
+                   "Matousek's partition trees, which this book does not build, and a k-d tree's measured exponents "
+                   "on random keys neither confirm nor refute it (they are reported, with the sizes at which it beats "
+                   "exact attention)."),
 }
 
 
@@ -157,7 +158,10 @@ def guarantee_experiment(p: dict, seed: int) -> list[dict]:
                         rows.append(dict(method="attention_1d", family=fam, n=n, B=B, eps=eps,
                                          dtype=np.dtype(dtype).name, err=err, ratio=err / eps))
                         if dtype == np.float64 and B <= 3 and n >= 2:
-                            err = float(np.max(np.abs(sq.attention_gauss_1d(q, k, v, eps) - ref)))
+                            try:
+                                err = float(np.max(np.abs(sq.attention_gauss_1d(q, k, v, eps) - ref)))
+                            except ValueError:  # the Hermite degree would exceed 400: the route refuses
+                                continue
                             rows.append(dict(method="attention_gauss_1d", family=fam, n=n, B=B, eps=eps,
                                              dtype="float64", err=err, ratio=err / eps))
     return rows
@@ -290,17 +294,24 @@ def range_experiment(p: dict, seed: int) -> list[dict]:
 
 
 def _best(fn, reps):
+    """Best CPU time (all threads of this process, BLAS single-threaded) of ``reps`` calls, and the result.
+
+    CPU time measures the work a complexity law speaks of; on a machine shared with other jobs it is far less
+    disturbed than wall time (which the benchmark script records as well)."""
+    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
     best, out = float("inf"), None
-    for _ in range(reps):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    with threadpool_limits(1, user_api="blas"):
+        for _ in range(reps):
+            t = time.process_time()
+            out = fn()
+            best = min(best, time.process_time() - t)
+    return max(best, 1e-6), out
 
 
 @memoize
 def timing_experiment(p: dict, seed: int) -> dict:
-    """Time of attention_1d (per B, eps) and of exact attention (attention_blocked, d = 1) over n, one run; the
+    """CPU time of attention_1d (per B, eps) and of exact attention (attention_blocked, d = 1) over n, one run; the
     error of each attention_1d call on t_check_q of its queries; the Gauss-transform route at small B."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -463,8 +474,8 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     target = f"; the 100x target at n = 2^20 is {'met' if sp['speedup'] >= 100 else 'missed'}" \
         if sp["n"] == 2**20 else ""
     summary = (f"Worst error/eps over {len(errs)} runs (families, n, B up to {max(p['g_B']):g}, float32/64): "
-               f"{worst:.2e}. Time exponent of attention_1d (eps = 1e-3) {slopes}; exact attention {ex}. "
-               f"At n = {sp['n']} it is {sp['speedup']:.0f}x faster than exact attention (extrapolated as c·n²)"
+               f"{worst:.2e}. CPU-time exponent of attention_1d (eps = 1e-3) {slopes}; exact attention {ex}. "
+               f"At n = {sp['n']} it uses {sp['speedup']:.0f}x less CPU time than exact attention (extrapolated as c·n²)"
                f"{target}.")
     return Verdict("AT-1d", verdict, summary,
                    numbers=dict(worst_ratio=worst, runs=len(errs), fits={str(k): v for k, v in fits.items()},
@@ -483,7 +494,7 @@ def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-fixed-d (rule: ``RULES["AT-fixed-d"]``)."""
     p = preset(PRESETS, scale)
     d = _data_fixed_d(p, seed, data)
-    tol, theta = 0.1, 1.5
+    theta = 1.5
     hs = d["halfspace"]
     mism = sum(r["mismatch"] for r in hs)
     dropped = max(r["dropped"] / r["eta"] for r in hs)
@@ -494,25 +505,20 @@ def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
         for B in sorted({r["B"] for r in rows}):
             fr = [r for r in rows if r["family"] == fam and r["B"] == B]
             fits[f"{fam}, B = {B:g}"] = fit_time(fr, "attention_2d", B, 1e-3, p["tree_fit_min"])
-    ok = [f for f in fits.values() if f is not None]
     beats = [r["n"] for r in rows if r["method"] == "attention_2d" and any(
         x["method"] == "exact" and x["n"] == r["n"] and x["family"] == r["family"] and x["B"] == r["B"]
         and x["seconds"] > r["seconds"] for x in rows)]
-    if mism > 0 or dropped > 1 or worst > 1:
-        verdict = "refuted"
-    elif ok and all(f["hi"] <= theta * (1 + tol) for f in ok):
-        verdict = "verified"
-    else:
-        verdict = "unverifiable-here"
+    verdict = "refuted" if (mism > 0 or dropped > 1 or worst > 1) else "unverifiable-here"
     sl = "; ".join(f"{k}: {f['slope']:.2f} [{f['lo']:.2f}, {f['hi']:.2f}]" for k, f in fits.items() if f)
     summary = (f"Relevant keys = halfspace in every case ({mism} mismatches, d = 2, 3); dropped mass at most "
-               f"{dropped:.2f}·η; attention_2d worst error/eps {worst:.2e}; its time exponents {sl} "
-               f"(Thm 1.3: 1.5); it beats exact attention at "
+               f"{dropped:.2f}·η; attention_2d worst error/eps {worst:.2e}; its CPU-time exponents {sl} (Thm 1.3's "
+               f"worst-case bound: 1.5, for partition trees, not a k-d tree on random keys); it beats exact attention at "
                f"{'n = ' + ', '.join(map(str, sorted(set(beats)))) if beats else 'no measured n'}.")
     return Verdict("AT-fixed-d", verdict, summary,
                    numbers=dict(mismatch=mism, dropped_over_eta=dropped, worst_ratio=worst, fits=fits,
                                 beats_exact_at=sorted(set(beats))),
-                   thresholds=dict(rule=RULES["AT-fixed-d"], tol=tol, theta=theta, error_ratio=1.0),
+                   thresholds=dict(rule=RULES["AT-fixed-d"], theta=theta, error_ratio=1.0, mismatches=0,
+                                   dropped_over_eta=1.0),
                    scale=p["scale"])
 
 
