@@ -607,19 +607,12 @@ class _KDTree:
         if node["mom"] is None:
             seg = np.repeat(np.arange(len(node["r"])), np.diff(node["bounds"]))
             d = (self.K - node["c"][seg]) / node["r"][seg, None]
-            mom = np.empty((len(node["r"]), len(self.a), self.V1.shape[1]))
-            for i0 in range(0, self.n, 8192):
-                dd = d[i0:i0 + 8192]
+            mom = np.zeros((len(node["r"]), len(self.a), self.V1.shape[1]))
+            for i0 in range(0, self.n, 8192):  # nodes are contiguous runs of keys: reduce by runs
+                dd, s = d[i0:i0 + 8192], seg[i0:i0 + 8192]
                 mono = dd[:, None, 0] ** self.a[None, :] * dd[:, None, 1] ** self.b[None, :] * self.fact[None, :]
-                part = mono[:, :, None] * self.V1[i0:i0 + 8192, None, :]
-                s = seg[i0:i0 + 8192]
-                # segments are contiguous: reduce by runs
                 starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-                red = np.add.reduceat(part, starts, axis=0)
-                ids = s[starts]
-                if i0 == 0:
-                    mom[:] = 0.0
-                mom[ids] += red
+                mom[s[starts]] += np.add.reduceat(mono[:, :, None] * self.V1[i0:i0 + 8192, None, :], starts, axis=0)
             node["mom"] = mom
         return node["mom"]
 
@@ -638,19 +631,13 @@ class _KDTree:
             alive = smax >= -L
             qi, nd, qq = qi[alive], nd[alive], qq[alive]
             rq = qnorm[qi] * node["r"][nd]
-            take = rq <= tau
-            if lev == self.depth:
-                take[:] = True
+            take = rq <= tau  # small enough for the moments; at the leaves the rest is summed exactly
             if take.any():
-                ti, tn, tq = qi[take], nd[take], qq[take]
-                if lev < self.depth:
-                    self._from_moments(lev, ti, tn, tq, m, acc)
-                else:
-                    small = rq[take] <= tau
-                    if small.any():
-                        self._from_moments(lev, ti[small], tn[small], tq[small], m, acc)
-                    if (~small).any():
-                        self._exact(lev, ti[~small], tn[~small], tq[~small], m, acc)
+                self._from_moments(lev, qi[take], nd[take], qq[take], m, acc)
+            if lev == self.depth:
+                if (~take).any():
+                    self._exact(lev, qi[~take], nd[~take], qq[~take], m, acc)
+                break
             rest = ~take
             qi, nd = np.repeat(qi[rest], 2), np.repeat(nd[rest], 2) * 2 + np.tile([0, 1], int(rest.sum()))
         return acc
