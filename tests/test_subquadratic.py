@@ -197,6 +197,10 @@ def test_bad_input_other():
     for bad, exc in ((0, ValueError), (1.5, TypeError), (True, TypeError)):
         with pytest.raises(exc, match="chunk"):
             attention_1d(q, k, v, 1e-3, chunk=bad)
+    with pytest.raises(ValueError, match="q and k are so large"):
+        attention_gauss_1d(np.array([1e200]), k, v, 1e-3)
+    with pytest.raises(ValueError, match="q and k are so large"):
+        attention_2d(np.full((2, 2), 1e160), np.full((2, 2), 1e160), v, 1e-3)
     with pytest.raises(ValueError, match="box"):
         attention_gauss_1d(q, k, v, 1e-3, box=2.0)
     with pytest.raises(ValueError, match="Hermite degree"):

@@ -126,6 +126,14 @@ def _inputs(q, k, v, eps, qdim=1):
     return xp, eps, q64, k64, V, vec, out_dtype
 
 
+def _no_overflow(q, k):
+    """The routes that form q·k (or q²) need the products finite in float64: else a ValueError, never NaN."""
+    qmax, kmax = float(np.max(np.abs(q))), float(np.max(np.abs(k)))
+    if max(qmax, kmax) > 1e150 or qmax * kmax * max(q.shape[-1] if q.ndim == 2 else 1, 1) > 1e300:
+        raise ValueError("q and k are so large that their scores (or squares) overflow float64; "
+                         "attention_1d handles any finite q and k in one dimension")
+
+
 def _finish(xp, O, vec, out_dtype):
     O = xp.astype(O, out_dtype)
     return O[:, 0] if vec else O
@@ -403,7 +411,8 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     Raises
     ------
     ValueError, TypeError
-        As :func:`attention_1d`; ``box`` outside (0, 1]; a degree beyond 400 (q and k spread too widely).
+        As :func:`attention_1d`; ``box`` outside (0, 1]; a degree beyond 400 (q and k spread too widely);
+        q or k beyond 1e150 (their squares would overflow).
 
     Examples
     --------
@@ -423,6 +432,7 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     n = k.shape[0]
     R, vmax = _value_range(np, V)
     budget = _budget(eps, vmax, out_dtype == np.float32)
+    _no_overflow(q, k)
     if R == 0.0 or np.ptp(k) == 0.0:
         return _finish(np, np.broadcast_to(V.mean(0), (q.shape[0], V.shape[1])), vec, out_dtype)
     eta = min(0.1, budget / (5 * R))
@@ -534,7 +544,8 @@ def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
     Raises
     ------
     ValueError, TypeError
-        As :func:`attention_1d`; q or k not of width 2; bad ``leaf_size`` or ``tau``.
+        As :func:`attention_1d`; q or k not of width 2; bad ``leaf_size`` or ``tau``; scores q·k that overflow
+        float64.
 
     Examples
     --------
@@ -558,6 +569,7 @@ def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
     if Q.shape[1] != 2:
         raise ValueError(f"q and k must have 2 columns, got {Q.shape[1]}")
     n, nq, dv = K.shape[0], Q.shape[0], V.shape[1]
+    _no_overflow(Q, K)
     R, vmax = _value_range(np, V)
     budget = _budget(eps, vmax, out_dtype == np.float32)
     if R == 0.0 or np.all(K == K[0]):
