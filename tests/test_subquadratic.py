@@ -225,3 +225,11 @@ def test_bad_input_other():
         args.update(kw)
         with pytest.raises(exc, match=list(kw)[0]):
             attention_1d_plan(args.pop("n"), args.pop("eps"), args.pop("B_range"), **args)
+
+
+def test_gauss_route_far_boxes_do_not_cancel():
+    # one key 76 units from the queries: the Hermite terms of its box cancel unless the box is narrow
+    q = np.array([0.1, 0.08, 0.05])
+    k = np.array([0.1, -75.9090246])
+    v = np.array([1.0, -1.0])
+    assert err(attention_gauss_1d(q, k, v, 1e-2), exact(q, k, v)) <= 1e-2

@@ -389,8 +389,9 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     :math:`e^{-(t-s)^2} = \sum_{a \ge 0} \frac{s^a}{a!} h_a(t)` (Hermite functions :math:`h_a = H_a e^{-t^2}`),
     so each box stores :math:`p` moments and each query sums :math:`p` terms per box. The Cramér bound
     :math:`|h_a(t)| \le 1.09\cdot 2^{a/2}\sqrt{a!}\,e^{-t^2/2}` makes the relative error of a far box grow like
-    :math:`e^{t^2/2}`, so the degree p grows with :math:`(k_{\max} - k_{\min})^2`: the route is near-linear in n
-    but not polylogarithmic in B. Boxes are summed in the log domain (each box scaled by its own largest
+    :math:`e^{t^2/2}`, so the degree p grows with :math:`(k_{\max} - k_{\min})^2`; and a far box sums terms near
+    :math:`e^{|2ts|}` to a value near :math:`e^{-|2ts|}`, so the box width shrinks like :math:`1/\max|q - k|` to keep
+    that cancellation below :math:`\eta/10`. The route is near-linear in n but not polylogarithmic in B. Boxes are summed in the log domain (each box scaled by its own largest
     weight), so it does not overflow; NumPy only.
 
     Parameters
@@ -437,13 +438,16 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
         return _finish(np, np.broadcast_to(V.mean(0), (q.shape[0], V.shape[1])), vec, out_dtype)
     eta = min(0.1, budget / (5 * R))
     kmin = float(k.min())
+    # a far box sums terms of size e^{|2ts|} to a value near e^{-|2ts|}: keep that cancellation below eta / 10
+    spread = max(abs(float(q.max() - kmin)), abs(float(q.min() - k.max())), 1e-300) / math.sqrt(2)
+    box = min(float(box), 2 * math.sqrt(2) * math.log(eta / (10 * 400 * 2.0**-52)) / (4 * (spread + 1)))
+    tmax = spread + box / math.sqrt(2)
     ids = np.floor((k - kmin) / box).astype(np.int64)
     order = np.argsort(ids, kind="stable")
     ids, ks, Vs = ids[order], k[order], V[order]
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     centres = kmin + (ids[starts] + 0.5) * box
     c_of = np.repeat(centres, np.diff(np.r_[starts, n]))
-    tmax = (max(abs(float(q.max() - kmin)), abs(float(q.min() - k.max()))) + box) / math.sqrt(2)
     p = _hermite_degree(box / (2 * math.sqrt(2)), tmax, eta)
     s = (ks - c_of) / math.sqrt(2)
     # log-domain weight of each key: k^2/2 - (box's max of k^2/2)
