@@ -233,3 +233,9 @@ def test_gauss_route_far_boxes_do_not_cancel():
     k = np.array([0.1, -75.9090246])
     v = np.array([1.0, -1.0])
     assert err(attention_gauss_1d(q, k, v, 1e-2), exact(q, k, v)) <= 1e-2
+
+
+def test_nearly_tied_keys_and_subnormal_spread():
+    v = np.array([1.0, 3.0])
+    for q, k in ((np.array([5e-324]), np.array([0.0, 5e-324])), (np.array([1e300, -3.0]), np.array([0.0, 1e-320]))):
+        assert err(attention_1d(q, k, v, 1e-6), exact(q, k, v)) <= 1e-6

@@ -345,8 +345,12 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
         lo_i = int(xp.searchsorted(key_sorted, xp.asarray(kv, dtype=xp.int64)))
         hi_i = int(xp.searchsorted(key_sorted, xp.asarray(kv, dtype=xp.int64), side="right"))
         u, Vs = sides[sd]
-        if h == 0:
-            lo, hi, n_keep = 0.0, Q1, n
+        if h == 0:  # [0, Q1], narrowed to the queries present (Q1 may overflow when the keys are nearly tied)
+            lo, hi, n_keep = 0.0, min(Q1, float(xp.max(a_sorted[lo_i:hi_i]))), n
+            if hi * W <= 2.0**-60:  # every weight e^{-q u} is 1 to double precision: the mean of v
+                mean = xp.mean(Vs, axis=0)
+                pieces.append(xp.broadcast_to(mean[None, 1:] / mean[None, :1], (hi_i - lo_i, V.shape[1])))
+                continue
         else:
             lo, hi = math.ldexp(Q1, h - 1), math.ldexp(Q1, h)
             cut = math.ldexp(W, 1 - h)  # u <= L/lo: beyond, every weight is below e^{-L}
