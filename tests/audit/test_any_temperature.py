@@ -7,7 +7,7 @@ import pytest
 from attnlab.audit import any_temperature as at
 
 
-def _timing(slope_ours, slope_exact=2.0, n=tuple(2**k for k in range(8, 17)), noise=0.0, seed=0, err=1e-6):
+def _timing(slope_ours, slope_exact=2.0, n=tuple(2**k for k in range(8, 18)), noise=0.0, seed=0, err=1e-6):
     """Planted timings t = c·n^slope (with multiplicative noise) for attention_1d at B = 1, 100 and exact."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -83,9 +83,9 @@ def test_check_at_fixed_d_refuted(kw):
 def test_speedup_and_fit_on_planted_rows():
     t = _timing(1.0)["rows"]
     s = at.speedup(t, 100.0, 1e-3)
-    assert s["n"] == 2**16 and s["speedup"] == pytest.approx(1e-9 * 2**32 / (1e-6 * 2**16))
+    assert s["n"] == 2**17 and s["speedup"] == pytest.approx(1e-9 * 2**34 / (1e-6 * 2**17))
     f = at.fit_time(t, "attention_1d", 1.0, 1e-3, 2**8)
-    assert f["slope"] == pytest.approx(1.0) and f["points"] == 9
+    assert f["slope"] == pytest.approx(1.0) and f["points"] == 10
 
 
 def test_naive_monomials_fail_where_attention_1d_holds():
