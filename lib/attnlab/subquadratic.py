@@ -339,7 +339,7 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
     key_sorted = xp.take(key, perm)
     a_sorted = xp.take(a, perm)
     pieces = []
-    for kv in xp.unique_values(key_sorted):
+    for kv in xp.sort(xp.unique_values(key_sorted)):  # the standard leaves unique_values' order unspecified
         kv = int(kv)
         h, sd = kv // 2, kv % 2
         lo_i = int(xp.searchsorted(key_sorted, xp.asarray(kv, dtype=xp.int64)))
