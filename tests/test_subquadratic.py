@@ -239,3 +239,9 @@ def test_nearly_tied_keys_and_subnormal_spread():
     v = np.array([1.0, 3.0])
     for q, k in ((np.array([5e-324]), np.array([0.0, 5e-324])), (np.array([1e300, -3.0]), np.array([0.0, 1e-320]))):
         assert err(attention_1d(q, k, v, 1e-6), exact(q, k, v)) <= 1e-6
+
+
+def test_attention_2d_tiny_keys():
+    rng = np.random.default_rng(0)
+    Q, K, v = 1e-215 * rng.uniform(-1, 1, (5, 2)), 1e-215 * rng.uniform(-1, 1, (2, 2)), rng.uniform(-1, 1, (2, 2))
+    assert err(attention_2d(Q, K, v, 1e-4, leaf_size=8), exact(Q, K, v)) <= 1e-4

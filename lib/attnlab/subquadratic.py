@@ -619,7 +619,8 @@ class _KDTree:
             bounds = (np.arange(2**lev + 1) * n) // 2**lev
             lo = np.minimum.reduceat(self.K, bounds[:-1])
             hi = np.maximum.reduceat(self.K, bounds[:-1])
-            c, r = (lo + hi) / 2, np.maximum(np.sqrt(((hi - lo) ** 2).sum(1)) / 2, 1e-300)
+            r = np.hypot(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]) / 2  # hypot: no underflow for tiny boxes
+            c, r = (lo + hi) / 2, np.where(r > 0, r, 1.0)  # a single point: any radius, its offsets are 0
             self.levels.append(dict(bounds=bounds, lo=lo, hi=hi, c=c, r=r, mom=None))
 
     def _moments(self, lev):
