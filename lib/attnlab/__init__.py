@@ -24,6 +24,7 @@ from .rank_lattice import *  # noqa: F403
 from .rank_sphere import *  # noqa: F403
 from .softmax import *  # noqa: F403
 from .spectrum import *  # noqa: F403
+from .subquadratic import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -31,5 +32,5 @@ __version__ = "0.1.0"
 #: modules are ``sys.modules["attnlab.softmax"]``, …); ``__all__`` is the union of theirs.
 MODULES = ("adversarial", "attention", "backend", "gradient", "hardness", "jl", "pda", "perturbation", "projection",
            "rank_certificates", "rank_instances", "rank_interaction", "rank_lattice", "rank_sphere", "softmax",
-           "spectrum")
+           "spectrum", "subquadratic")
 __all__ = sorted({name for mod in MODULES for name in _importlib.import_module(f".{mod}", __name__).__all__})

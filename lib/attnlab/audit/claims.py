@@ -120,9 +120,11 @@ CLAIMS: tuple[Claim, ...] = (
           "the causal case behaves the same."),
     # ---- any temperature, seed 003
     Claim("AT-1d", S003, "Lemma 3.1 / Algorithm 1",
-          "d = 1: windowed polynomial approximation with prefix sums gives entrywise error ε in time Õ(n·polylog(B/ε))."),
+          "d = 1: windowed polynomial approximation with prefix sums gives entrywise error ε in time Õ(n·polylog(B/ε)).",
+          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_1d"),
     Claim("AT-fixed-d", S003, "Thm 1.3",
-          "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching."),
+          "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching.",
+          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_fixed_d"),
     Claim("AT-lowrank", S003, "Thm 1.4",
           "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ (the notes' K'ᵀ = V_Qᵀ U_K V_Kᵀ does not "
           "multiply); the time bound's proof uses max(r_Q, r_K).",

@@ -1,0 +1,247 @@
+"""attnlab.subquadratic: the eps guarantee of attention_1d (and of the Gauss route and attention_2d) as tests."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attnlab import attention_1d, attention_1d_plan, attention_2d, attention_gauss_1d
+
+
+def exact(q, k, v):
+    """Exact attention in extended precision, row-max shifted."""
+    q, k, v = (np.asarray(x, dtype=np.longdouble) for x in (q, k, v))
+    s = np.outer(q, k) if q.ndim == 1 else q @ k.T
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    V = v[:, None] if v.ndim == 1 else v
+    o = (p @ V) / p.sum(axis=1, keepdims=True)
+    return o[:, 0] if v.ndim == 1 else o
+
+
+def err(o, ref):
+    return float(np.max(np.abs(np.asarray(o, dtype=np.longdouble) - ref)))
+
+
+FAMILIES = ["uniform", "clustered", "tied", "threshold", "signs"]
+
+
+def case(family, n, B, rng, nq=40, eps=1e-3):
+    vb = max(B, 1.0)
+    if family == "uniform":
+        return B * rng.uniform(-1, 1, nq), B * rng.uniform(-1, 1, n), vb * rng.uniform(-1, 1, n)
+    if family == "clustered":
+        c = B * rng.uniform(-1, 1, 3)
+        k = np.clip(c[rng.integers(0, 3, n)] + 1e-9 * B * rng.standard_normal(n), -B, B)
+        return B * rng.uniform(-1, 1, nq), k, vb * rng.uniform(-1, 1, n)
+    if family == "tied":
+        return B * rng.uniform(-1, 1, nq), B * rng.integers(-1, 2, n) * 1.0, vb * rng.integers(-1, 2, n) * 1.0
+    if family == "threshold":  # every other key just outside the window of q = B: the largest dropped mass
+        L = math.log(n / (eps / 10))
+        k = np.full(n, B - L / max(B, 1e-3) * (1 + 1e-12))
+        k[0] = B
+        v = -np.ones(n)
+        v[0] = 1.0
+        return np.full(nq, max(B, 1e-3)), k, v
+    q = np.concatenate([[0.0, 1e-300, -1e-300, -B, B], B * rng.uniform(-1, 1, nq)])
+    return q, B * rng.uniform(-1, 1, n), vb * rng.uniform(-1, 1, n)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("B", [0.0, 0.1, 1.0, 10.0, 100.0])
+@pytest.mark.parametrize("eps", [1e-2, 1e-3, 1e-6])
+def test_guarantee_float64(family, B, eps):
+    rng = np.random.default_rng(hash((family, B, eps)) % 2**32)
+    for n in (1, 2, 50, 700):
+        q, k, v = case(family, n, B, rng, eps=eps)
+        assert err(attention_1d(q, k, v, eps), exact(q, k, v)) <= eps
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("B", [0.5, 10.0, 100.0])
+def test_guarantee_float32(family, B):
+    rng = np.random.default_rng(7)
+    eps = 1e-3 * max(B, 1.0) / 100 if B > 1 else 1e-4
+    q, k, v = (x.astype(np.float32) for x in case(family, 300, B, rng, eps=eps))
+    o = attention_1d(q, k, v, eps)
+    assert o.dtype == np.float32
+    assert err(o, exact(q, k, v)) <= eps
+
+
+def test_matrix_values_and_rectangular():
+    rng = np.random.default_rng(1)
+    q, k, V = 30 * rng.uniform(-1, 1, 17), 30 * rng.uniform(-1, 1, 301), rng.standard_normal((301, 4))
+    o = attention_1d(q, k, V, 1e-6)
+    assert o.shape == (17, 4) and err(o, exact(q, k, V)) <= 1e-6
+
+
+def test_special_rows():
+    k = np.array([-1.0, 0.5, 2.0])
+    v = np.array([1.0, 2.0, 6.0])
+    o = attention_1d(np.array([0.0, -1e4, 1e4]), k, v, 1e-9)
+    assert abs(o[0] - 3.0) <= 1e-9  # q = 0: the mean of v
+    assert abs(o[1] - 1.0) <= 1e-9 and abs(o[2] - 6.0) <= 1e-9  # the extreme keys at very low temperature
+    assert attention_1d(np.array([3.0]), np.array([5.0]), np.array([7.0]), 1e-3)[0] == 7.0  # n = 1
+    assert np.all(attention_1d(np.ones(3), np.arange(3.0), np.full(3, 2.5), 1e-3) == 2.5)  # constant values
+
+
+def test_huge_finite_scores_no_overflow():
+    q = np.array([1e150, -1e150, 3.0])
+    k = np.array([1e150, 0.0, -1e150])
+    v = np.array([1.0, 2.0, 3.0])
+    o = attention_1d(q, k, v, 1e-6)
+    assert np.all(np.isfinite(o)) and abs(o[0] - 1.0) < 1e-6 and abs(o[1] - 3.0) < 1e-6
+
+
+def test_array_api_strict_matches_numpy():
+    xs = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(3)
+    q, k, v = 20 * rng.uniform(-1, 1, 50), 20 * rng.uniform(-1, 1, 200), rng.uniform(-1, 1, (200, 2))
+    o = attention_1d(xs.asarray(q), xs.asarray(k), xs.asarray(v), 1e-5)
+    assert isinstance(o, type(xs.asarray(q)))
+    np.testing.assert_allclose(np.asarray(o), attention_1d(q, k, v, 1e-5), rtol=0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 300), nq=st.integers(1, 30), B=st.floats(0, 100), eps=st.sampled_from([1e-2, 1e-3, 1e-6]),
+       seed=st.integers(0, 2**31), f32=st.booleans(), ties=st.integers(0, 3))
+def test_property_guarantee(n, nq, B, eps, seed, f32, ties):
+    rng = np.random.default_rng(seed)
+    q, k, v = B * rng.uniform(-1, 1, nq), B * rng.uniform(-1, 1, n), max(B, 1.0) * rng.uniform(-1, 1, n)
+    if ties:  # tied and clustered keys, zero and negative queries
+        k = np.round(k / max(B, 1e-9) * ties) * B / ties
+        q[: min(nq, 2)] = [0.0, -B][: min(nq, 2)]
+    if f32:
+        q, k, v = (x.astype(np.float32) for x in (q, k, v))
+        if eps <= 2 * 2.0**-24 * float(np.abs(v).max()):
+            with pytest.raises(ValueError, match="eps"):
+                attention_1d(q, k, v, eps)
+            return
+    assert err(attention_1d(q, k, v, eps), exact(q, k, v)) <= eps
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 200), B=st.floats(0, 3), seed=st.integers(0, 2**31))
+def test_property_gauss_route(n, B, seed):
+    rng = np.random.default_rng(seed)
+    q, k, v = B * rng.uniform(-1, 1, 20), B * rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    assert err(attention_gauss_1d(q, k, v, 1e-6), exact(q, k, v)) <= 1e-6
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 400), B=st.floats(0, 30), seed=st.integers(0, 2**31), circle=st.booleans())
+def test_property_attention_2d(n, B, seed, circle):
+    rng = np.random.default_rng(seed)
+    Q = B * rng.uniform(-1, 1, (25, 2))
+    if circle:
+        th = rng.uniform(0, 2 * np.pi, n)
+        K = B * np.stack([np.cos(th), np.sin(th)], 1)
+    else:
+        K = B * rng.uniform(-1, 1, (n, 2))
+    v = rng.uniform(-1, 1, (n, 2))
+    assert err(attention_2d(Q, K, v, 1e-4, leaf_size=8), exact(Q, K, v)) <= 1e-4
+
+
+def test_attention_2d_degenerate_keys():
+    K = np.stack([np.linspace(-5, 5, 50), np.linspace(-5, 5, 50)], 1)  # collinear: no convex hull
+    Q = np.array([[1.0, -2.0], [0.0, 0.0], [30.0, 30.0]])
+    v = np.linspace(-1, 1, 50)
+    assert err(attention_2d(Q, K, v, 1e-6), exact(Q, K, v)) <= 1e-6
+    K = np.ones((7, 2))
+    assert err(attention_2d(Q, K, v[:7], 1e-6), exact(Q, K, v[:7])) <= 1e-6
+
+
+def test_plan_degree_grows_like_log():
+    g = [attention_1d_plan(2**e, 1e-3, 1.0)["g"] for e in (8, 12, 16, 20)]
+    assert g == sorted(g) and g[-1] <= 2 * math.log(2**20 / 2e-4)
+
+
+GOOD = (np.zeros(3), np.zeros(4), np.zeros(4))
+BAD = [
+    (dict(eps=0.0), ValueError, "eps"),
+    (dict(eps=-1.0), ValueError, "eps"),
+    (dict(eps=float("nan")), ValueError, "eps"),
+    (dict(eps=float("inf")), ValueError, "eps"),
+    (dict(eps="1e-3"), TypeError, "eps"),
+    (dict(eps=True), TypeError, "eps"),
+    (dict(q=np.array([np.nan, 1.0])), ValueError, "q"),
+    (dict(k=np.array([0.0, np.inf, 1.0, 2.0])), ValueError, "k"),
+    (dict(v=np.array([0.0, 1.0, np.nan, 2.0])), ValueError, "v"),
+    (dict(q=np.zeros(0)), ValueError, "q"),
+    (dict(k=np.zeros(0), v=np.zeros(0)), ValueError, "k"),
+    (dict(v=np.zeros(5)), ValueError, "k and v"),
+    (dict(q=np.zeros((3, 1))), ValueError, "q"),
+    (dict(v=np.zeros((4, 1, 1))), ValueError, "v"),
+    (dict(q=np.array([1 + 1j])), TypeError, "q"),
+    (dict(k=np.array([True, False, True, True])), TypeError, "k"),
+    (dict(q="abc"), TypeError, "q"),
+    (dict(v=[[1.0], [1.0, 2.0]]), TypeError, "v"),
+]
+
+
+@pytest.mark.parametrize("fn", [attention_1d, attention_gauss_1d])
+@pytest.mark.parametrize("change,exc,name", BAD, ids=[f"{list(c)[0]}-{i}" for i, (c, _, _) in enumerate(BAD)])
+def test_bad_input_1d(fn, change, exc, name):
+    args = dict(q=GOOD[0], k=GOOD[1], v=GOOD[2], eps=1e-3, **{})
+    args.update(change)
+    with pytest.raises(exc, match=name):
+        fn(args["q"], args["k"], args["v"], args["eps"])
+
+
+def test_bad_input_other():
+    q, k, v = np.zeros(3), np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    with pytest.raises(ValueError, match="eps"):  # below float32 output resolution
+        attention_1d(q.astype(np.float32), k.astype(np.float32), 1e3 * v.astype(np.float32), 1e-6)
+    with pytest.raises(ValueError, match="k spans"):
+        attention_1d(q, np.array([-1e308, 1e308]), v, 1e-3)
+    for bad, exc in ((0, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(exc, match="chunk"):
+            attention_1d(q, k, v, 1e-3, chunk=bad)
+    with pytest.raises(ValueError, match="q and k are so large"):
+        attention_gauss_1d(np.array([1e200]), k, v, 1e-3)
+    with pytest.raises(ValueError, match="q and k are so large"):
+        attention_2d(np.full((2, 2), 1e160), np.full((2, 2), 1e160), v, 1e-3)
+    with pytest.raises(ValueError, match="box"):
+        attention_gauss_1d(q, k, v, 1e-3, box=2.0)
+    with pytest.raises(ValueError, match="Hermite degree"):
+        attention_gauss_1d(np.array([100.0]), np.array([-100.0, 100.0]), v, 1e-3)
+    Q, K = np.zeros((3, 2)), np.zeros((2, 2))
+    with pytest.raises(ValueError, match="q and k"):
+        attention_2d(np.zeros((3, 3)), K, v, 1e-3)
+    with pytest.raises(ValueError, match="2 columns"):
+        attention_2d(np.zeros((3, 3)), np.zeros((2, 3)), v, 1e-3)
+    with pytest.raises(ValueError, match="q"):
+        attention_2d(np.zeros(3), K, v, 1e-3)
+    for kw, exc in ((dict(leaf_size=0), ValueError), (dict(leaf_size=2.0), TypeError), (dict(tau=0.0), ValueError),
+                    (dict(tau=9.0), ValueError), (dict(eps=0.0), ValueError)):
+        args = dict(eps=1e-3)
+        args.update(kw)
+        eps = args.pop("eps")
+        with pytest.raises(exc, match=list(kw)[0]):
+            attention_2d(Q, K, v, eps, **args)
+    for kw, exc in ((dict(n=0), ValueError), (dict(n=2.0), TypeError), (dict(B_range=-1.0), ValueError),
+                    (dict(v_range=0.0), ValueError), (dict(eps=0.0), ValueError)):
+        args = dict(n=10, eps=1e-3, B_range=1.0)
+        args.update(kw)
+        with pytest.raises(exc, match=list(kw)[0]):
+            attention_1d_plan(args.pop("n"), args.pop("eps"), args.pop("B_range"), **args)
+
+
+def test_gauss_route_far_boxes_do_not_cancel():
+    # one key 76 units from the queries: the Hermite terms of its box cancel unless the box is narrow
+    q = np.array([0.1, 0.08, 0.05])
+    k = np.array([0.1, -75.9090246])
+    v = np.array([1.0, -1.0])
+    assert err(attention_gauss_1d(q, k, v, 1e-2), exact(q, k, v)) <= 1e-2
+
+
+def test_nearly_tied_keys_and_subnormal_spread():
+    v = np.array([1.0, 3.0])
+    for q, k in ((np.array([5e-324]), np.array([0.0, 5e-324])), (np.array([1e300, -3.0]), np.array([0.0, 1e-320]))):
+        assert err(attention_1d(q, k, v, 1e-6), exact(q, k, v)) <= 1e-6
+
+
+def test_attention_2d_tiny_keys():
+    rng = np.random.default_rng(0)
+    Q, K, v = 1e-215 * rng.uniform(-1, 1, (5, 2)), 1e-215 * rng.uniform(-1, 1, (2, 2)), rng.uniform(-1, 1, (2, 2))
+    assert err(attention_2d(Q, K, v, 1e-4, leaf_size=8), exact(Q, K, v)) <= 1e-4
