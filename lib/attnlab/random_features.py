@@ -81,7 +81,7 @@ def _qkv(Q, K, V, beta):
 
 
 # --------------------------------------------------------------------------- features
-def draw_omega(m, d, rng, *, orthogonal=True, norms="chi"):
+def draw_omega(m, d, rng, *, orthogonal=True, norms="chi", size=None):
     r"""Random feature directions :math:`\omega_1, \dots, \omega_m \in \mathbb R^d`, one per row.
 
     - ``orthogonal=False``: independent rows :math:`\omega_i \sim \mathcal N(0, I_d)`.
@@ -107,10 +107,12 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi"):
         Orthogonal blocks (True) or independent rows (False).
     norms : {"chi", "sqrt_d", "unit"}
         Row norms of the orthogonal draw.
+    size : int, optional
+        Number of independent draws, made at once (batched QR); ``None`` for one.
 
     Returns
     -------
-    omega : numpy.ndarray, shape (m, d), float64
+    omega : numpy.ndarray, shape (m, d), or (size, m, d) with ``size``; float64
 
     Raises
     ------
@@ -128,8 +130,11 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi"):
     True
     >>> draw_omega(6, 4, np.random.default_rng(0), orthogonal=False).shape
     (6, 4)
+    >>> draw_omega(6, 4, np.random.default_rng(0), size=3).shape
+    (3, 6, 4)
     """
     m, d = _int(m, "m"), _int(d, "d")
+    s = 1 if size is None else _int(size, "size")
     rng = _generator(rng)
     if not isinstance(orthogonal, (bool, np.bool_)):
         raise TypeError(f"orthogonal must be a bool, not {type(orthogonal).__name__}")
@@ -138,17 +143,17 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi"):
     if not orthogonal:
         if norms != "chi":
             raise ValueError(f"norms={norms!r} needs orthogonal=True (independent rows are Gaussian)")
-        return rng.standard_normal((m, d))
-    blocks = []
-    for _ in range(-(-m // d)):
-        q, r = np.linalg.qr(rng.standard_normal((d, d)))
-        blocks.append(q.T * np.where(np.diag(r) < 0, -1.0, 1.0)[:, None])  # rows of a Haar orthogonal matrix
-    W = np.concatenate(blocks)[:m]
+        W = rng.standard_normal((s, m, d))
+        return W if size is not None else W[0]
+    nb = -(-m // d)
+    q, r = np.linalg.qr(rng.standard_normal((s * nb, d, d)))          # batched
+    sign = np.where(np.diagonal(r, axis1=1, axis2=2) < 0, -1.0, 1.0)
+    W = (np.swapaxes(q, 1, 2) * sign[:, :, None]).reshape(s, nb * d, d)[:, :m]   # rows of Haar orthogonal matrices
     if norms == "chi":
-        W *= np.linalg.norm(rng.standard_normal((m, d)), axis=1)[:, None]
+        W = W * np.linalg.norm(rng.standard_normal((s, m, d)), axis=2)[:, :, None]
     elif norms == "sqrt_d":
-        W *= math.sqrt(d)
-    return W
+        W = W * math.sqrt(d)
+    return W if size is not None else W[0]
 
 
 def favor_features(X, omega):
@@ -244,7 +249,8 @@ def favor_kernel_variance(q, k, m):
 def _exponents(X, omega, scale, xp):
     """:math:`\\omega^\\top x' - \\|x'\\|^2/2` for :math:`x' = \\sqrt{scale}\\,x`, shape (n, m)."""
     Xs = X * math.sqrt(scale)
-    return Xs @ omega.T - xp.sum(Xs * Xs, axis=1, keepdims=True) / 2
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected by the caller and raised
+        return Xs @ omega.T - xp.sum(Xs * Xs, axis=1, keepdims=True) / 2
 
 
 def _exact_rows(a, b, V, rows, xp):
@@ -484,7 +490,8 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
     n = K.shape[0]
     E = xp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dtype=Q.dtype)
     F = xp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dtype=Q.dtype)
-    S = (Q * beta) @ (E @ K).T
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected below and raised
+        S = (Q * beta) @ (E @ K).T
     if not bool(xp.all(xp.isfinite(S))):
         raise ValueError("Q and K are too large for their dtype: beta·Q(EK)^T overflows")
     P = xp.exp(S - xp.max(S, axis=1, keepdims=True))
