@@ -234,7 +234,7 @@ def favor_kernel_variance(q, k, m):
     >>> from attnlab import favor_kernel_variance
     >>> v = favor_kernel_variance(np.array([1.0, 0.0]), np.array([0.5, 0.5]), 2)
     >>> round(float(np.sqrt(v) / np.exp(0.5)), 4)      # relative standard deviation at m = 2
-    2.3622
+    2.3646
     """
     m = _int(m, "m")
     q = _float(np.asarray(q, dtype=float) if not hasattr(q, "dtype") else q, "q", np, ndim=1)

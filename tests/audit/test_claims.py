@@ -47,6 +47,10 @@ EXPECTED = {
     "AR-sphere-ball": "verified",
     "AR-lower": "verified",
     "AR-synthetic": "verified",
+    "LR-favor": "corrected",
+    "LR-example": "corrected",
+    "LR-linformer": "refuted",
+    "LR-cost": "corrected",
 }
 
 
