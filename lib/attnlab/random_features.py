@@ -253,16 +253,17 @@ def _exponents(X, omega, scale, xp):
         return Xs @ omega.T - xp.sum(Xs * Xs, axis=1, keepdims=True) / 2
 
 
-def _exact_rows(a, b, V, rows, xp):
-    """Rows ``rows`` of the causal estimate in the log domain (a fallback when the fast path underflows)."""
-    out = []
-    for i in rows:
-        lk = a[i:i + 1, :] + b[:i + 1, :]                   # (i+1, m): log of the feature products
-        mx = xp.max(lk, axis=1, keepdims=True)
-        logk = xp.log(xp.sum(xp.exp(lk - mx), axis=1)) + mx[:, 0]   # log kappa_ij, j <= i
-        w = xp.exp(logk - xp.max(logk))
-        out.append((w @ V[:i + 1, :]) / xp.sum(w))
-    return xp.stack(out)
+def _exact_row(Q, K, V, omega, beta, i, xp):
+    """Row ``i`` of the causal estimate in the log domain (a fallback when the fast path underflows)."""
+    lk = _exponents(Q[i:i + 1, :], omega, beta, xp) + _exponents(K[:i + 1, :], omega, beta, xp)   # (i+1, m)
+    mx = xp.max(lk, axis=1, keepdims=True)
+    logk = xp.log(xp.sum(xp.exp(lk - mx), axis=1)) + mx[:, 0]   # log kappa_ij, j <= i
+    w = xp.exp(logk - xp.max(logk))
+    return (w @ V[:i + 1, :]) / xp.sum(w)
+
+
+#: Rows per block of the streamed non-causal passes.
+_BLOCK = 1024
 
 
 def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
@@ -272,11 +273,12 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
         \tilde O_i = \frac{\sum_j \kappa_{ij} v_j}{\sum_j \kappa_{ij}},\qquad
         \kappa_{ij} = \phi(\sqrt\beta q_i)^\top\phi(\sqrt\beta k_j),
 
-    the sums over :math:`j \le i` when ``causal``. Computed as :math:`\phi(Q')[\phi(K')^\top V]`: O(n·m·d) time
-    and O(n·m + m·d) memory, no :math:`n\times n` matrix. The causal version walks over blocks of ``chunk``
-    queries carrying the prefix sums :math:`\sum_{j<i}\phi(k_j)v_j^\top` (m×d_v) and
-    :math:`\sum_{j<i}\phi(k_j)`, with a masked chunk×chunk product inside each block: O(n·(chunk + d)·m) time,
-    O(chunk·(chunk + m) + m·d) extra memory.
+    the sums over :math:`j \le i` when ``causal``. Computed as :math:`\phi(Q')[\phi(K')^\top V]`: O(n·m·d) time,
+    no :math:`n\times n` matrix. The non-causal version streams twice over blocks of 1024 rows (keys, then
+    queries): O(1024·m + m·d_v) memory besides inputs and output, within the O(n·m) of the seed. The causal
+    version walks over blocks of ``chunk`` queries carrying the prefix sums
+    :math:`\sum_{j<i}\phi(k_j)v_j^\top` (m×d_v) and :math:`\sum_{j<i}\phi(k_j)`, with a masked chunk×chunk
+    product inside each block: O(n·(chunk + d)·m) time, O(chunk·(chunk + m) + m·d_v) extra memory.
 
     **Stabiliser.** With :math:`a_{il}, b_{jl}` the exponents of query :math:`i` and key :math:`j` in feature
     :math:`l`, the code uses :math:`\beta_l = \max_j b_{jl}` (per feature, over the keys seen so far) and
@@ -337,44 +339,60 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
         raise TypeError(f"causal must be a bool, not {type(causal).__name__}")
     if causal and Q.shape[0] != K.shape[0]:
         raise ValueError(f"causal=True needs as many queries as keys, got {Q.shape[0]} and {K.shape[0]}")
-    a = _exponents(Q, omega, beta, xp)
-    b = _exponents(K, omega, beta, xp)
-    if not (bool(xp.all(xp.isfinite(a))) and bool(xp.all(xp.isfinite(b)))):
-        raise ValueError("Q and K are too large for their dtype: |sqrt(beta)·x|² overflows")
-    if not causal:
-        ref = xp.max(b, axis=0, keepdims=True)                    # beta_l
-        Kf = xp.exp(b - ref)
-        A = a + ref
-        Qf = xp.exp(A - xp.max(A, axis=1, keepdims=True))        # alpha_i
-        num = Qf @ (Kf.T @ V)
-        den = Qf @ xp.sum(Kf, axis=0)[:, None]                    # >= 1
-        return num / den
     n, m = Q.shape[0], omega.shape[0]
+
+    def expo(X, r0, r1):
+        e = _exponents(X[r0:min(r1, X.shape[0]), :], omega, beta, xp)
+        if not bool(xp.all(xp.isfinite(e))):
+            raise ValueError("Q and K are too large for their dtype: |sqrt(beta)·x|² overflows")
+        return e
+
+    ref = xp.full((1, m), -math.inf, dtype=Q.dtype)              # beta_l: per-feature max over keys so far
+    S = xp.zeros((m, V.shape[1]), dtype=Q.dtype)                  # sum_j e^{b_jl - beta_l} v_j
+    z = xp.zeros((m, 1), dtype=Q.dtype)                           # sum_j e^{b_jl - beta_l}
+
+    def rescale(bt):
+        """Move the reference to the max over the keys so far and ``bt``; rescale the state exactly."""
+        nonlocal S, z, ref
+        new = xp.maximum(ref, xp.max(bt, axis=0, keepdims=True))
+        resc = xp.exp(ref - new).T                                 # (m, 1); 0 on the first block
+        S, z, ref = S * resc, z * resc, new
+        return xp.exp(bt - ref)                                    # the block's key factors, <= 1
+
+    def add(Kf, Vt):
+        nonlocal S, z
+        S = S + Kf.T @ Vt
+        z = z + xp.sum(Kf, axis=0)[:, None]
+
+    def query_factors(at):
+        A = at + ref
+        return xp.exp(A - xp.max(A, axis=1, keepdims=True))       # alpha_i: the row max is 1
+
+    if not causal:   # two streamed passes over blocks of _BLOCK rows: O(_BLOCK·m + m·d_v) extra memory
+        for r0 in range(0, K.shape[0], _BLOCK):
+            add(rescale(expo(K, r0, r0 + _BLOCK)), V[r0:min(r0 + _BLOCK, K.shape[0]), :])
+        outs = []
+        for r0 in range(0, n, _BLOCK):
+            Qf = query_factors(expo(Q, r0, r0 + _BLOCK))
+            outs.append((Qf @ S) / (Qf @ z))                       # denominator >= 1
+        return xp.concat(outs, axis=0)
     tiny = math.sqrt(float(xp.finfo(Q.dtype).smallest_normal))
-    ref = xp.full((1, m), -math.inf, dtype=Q.dtype)
-    S = xp.zeros((m, V.shape[1]), dtype=Q.dtype)
-    z = xp.zeros((m, 1), dtype=Q.dtype)
     idx = xp.arange(chunk)
     outs = []
     for r0 in range(0, n, chunk):
         r1 = min(n, r0 + chunk)
-        bt, at, Vt = b[r0:r1, :], a[r0:r1, :], V[r0:r1, :]
-        new = xp.maximum(ref, xp.max(bt, axis=0, keepdims=True))
-        resc = xp.exp(ref - new).T                                 # (m, 1); 0 on the first chunk
-        S, z, ref = S * resc, z * resc, new
-        Kf = xp.exp(bt - ref)
-        A = at + ref
-        Qf = xp.exp(A - xp.max(A, axis=1, keepdims=True))
+        at, bt, Vt = expo(Q, r0, r1), expo(K, r0, r1), V[r0:r1, :]
+        Kf = rescale(bt)                                           # earlier keys now share the new reference
+        Qf = query_factors(at)
         W = Qf @ Kf.T                                              # (c, c), masked to j <= i
         c = r1 - r0
         W = xp.where(idx[:c, None] >= idx[None, :c], W, xp.zeros_like(W))
-        num = Qf @ S + W @ Vt
+        num = Qf @ S + W @ Vt                                      # earlier blocks + this block
         den = Qf @ z + xp.sum(W, axis=1, keepdims=True)
-        S = S + Kf.T @ Vt
-        z = z + xp.sum(Kf, axis=0)[:, None]
+        add(Kf, Vt)
         out = num / xp.where(den > 0, den, xp.ones_like(den))
         if bool(xp.any(den < tiny)):  # underflow at extreme temperatures: those rows in the log domain
-            rows = [out[i, :] if bool(den[i, 0] >= tiny) else _exact_rows(a, b, V, [r0 + i], xp)[0, :]
+            rows = [out[i, :] if bool(den[i, 0] >= tiny) else _exact_row(Q, K, V, omega, beta, r0 + i, xp)
                     for i in range(c)]
             out = xp.stack(rows)
         outs.append(out)
@@ -389,7 +407,8 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
     :math:`\tilde O = \mathrm{diag}(\phi(Q')\phi(K')^\top 1)^{-1}\phi(Q')[\phi(K')^\top V]` with
     :math:`Q' = \sqrt\beta Q`, :math:`K' = \sqrt\beta K`: an estimate of ``attention(Q, K, V, beta=beta)``
     whose kernel :math:`\phi(q')^\top\phi(k')` is unbiased for :math:`e^{\beta q^\top k}` (the ratio is not).
-    Time O(n·m·d), memory O(n·m + m·d), also with ``causal=True``.
+    Time O(n·m·d), memory O(m·(d + block)) besides inputs and output (no n×n or n×m array), also with
+    ``causal=True``.
 
     Parameters
     ----------
