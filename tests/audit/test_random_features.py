@@ -111,7 +111,8 @@ def _cost(perf_exp=1.0, perf_scale=1e-5, mem_exp=1.0, exact_scale=1e-8):
     (_cost(perf_scale=1e-9), "verified"),                     # faster at every n
     (_cost(perf_exp=1.6, perf_scale=1e-9), "refuted"),        # not linear
     (_cost(perf_scale=1e-2), "refuted"),                      # never faster, fits cross beyond 1e6
-    (_cost(perf_scale=1e-9, mem_exp=0.5), "unverifiable-here"),   # overhead-dominated memory
+    (_cost(perf_scale=1e-9, mem_exp=0.5), "verified"),        # less memory than the bound: consistent with it
+    (_cost(perf_scale=1e-9, mem_exp=1.5), "refuted"),         # memory above O(n)
 ])
 def test_check_lr_cost_planted(planted, expected):
     v = rf.check_lr_cost("smoke", data=planted)

@@ -32,19 +32,19 @@ __all__ = ["PRESETS", "identity_checks", "kernel_experiment", "output_experiment
 
 PRESETS = {
     "smoke": dict(k_d=4, k_R=4000, k_m=(4, 16), k_norms=(0.5, 1.0), k_cos=(-0.5, 0.5), k_batches=20,
-                  o_n=128, o_d=(16,), o_ratio=(0.5, 2, 8), o_tau=(0.5, 1.0, 2.0), o_reps=2,
+                  o_n=128, o_d=(16,), o_ratio=(0.5, 2, 4, 8), o_tau=(0.5, 1.0, 2.0), o_reps=2,
                   ex_R=2000, st_R=20, st_n=64,
                   l_n=(64, 128), l_d=(8,), l_tau=(1.0,), l_k0=8, l_reps=2,
                   mt_n=256, mt_m=64, mt_r=16,
-                  c_n=(256, 512, 1024, 2048), c_n_fast=(4096, 8192), c_d=64, c_m=256, c_k=256, c_rep=3,
-                  c_block=512, c_dense_max=2048),
+                  c_n=(256, 512, 1024, 2048), c_n_fast=(4096,), c_d=64, c_m=256, c_k=256, c_rep=3,
+                  c_min_batch=0.01, c_block=512, c_dense_max=2048),
     "book": dict(k_d=8, k_R=20000, k_m=(4, 8, 32), k_norms=(0.5, 1.0, 1.5), k_cos=(-0.5, 0.5), k_batches=40,
                  o_n=512, o_d=(16, 64), o_ratio=(0.5, 1, 2, 4, 8, 16), o_tau=(0.5, 1.0, 2.0), o_reps=3,
                  ex_R=20000, st_R=200, st_n=128,
                  l_n=(256, 1024), l_d=(16, 64), l_tau=(0.5, 1.0, 2.0), l_k0=8, l_reps=3,
                  mt_n=1024, mt_m=256, mt_r=32,
                  c_n=(256, 512, 1024, 2048, 4096), c_n_fast=(8192, 16384, 32768), c_d=64, c_m=256,
-                 c_k=256, c_rep=5, c_block=512, c_dense_max=4096),
+                 c_k=256, c_rep=5, c_min_batch=0.05, c_block=512, c_dense_max=4096),
     "paper": dict(k_d=16, k_R=200000, k_m=(4, 16, 64, 256), k_norms=(0.5, 1.0, 1.5, 2.0), k_cos=(-0.5, 0.0, 0.5),
                   k_batches=100,
                   o_n=2048, o_d=(16, 64, 128), o_ratio=(0.5, 1, 2, 4, 8, 16, 32), o_tau=(0.25, 0.5, 1.0, 2.0),
@@ -52,7 +52,7 @@ PRESETS = {
                   l_n=(256, 1024, 4096), l_d=(16, 64, 128), l_tau=(0.5, 1.0, 2.0), l_k0=8, l_reps=5,
                   mt_n=4096, mt_m=256, mt_r=32,
                   c_n=(256, 512, 1024, 2048, 4096, 8192), c_n_fast=(16384, 32768, 65536), c_d=64, c_m=256,
-                  c_k=256, c_rep=7, c_block=1024, c_dense_max=8192),
+                  c_k=256, c_rep=7, c_min_batch=0.1, c_block=1024, c_dense_max=8192),
 }
 
 #: Methods of the kernel experiment: (orthogonal, norms) for :func:`attnlab.draw_omega`.
@@ -391,7 +391,7 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
                 methods["exact"] = lambda: attention_blocked(Q, K, V, block=blk, threads=1)
                 methods["exact causal"] = lambda: attention_blocked(Q, K, V, block=blk, causal=True, threads=1)
             for name, fn in methods.items():
-                med, all_ = _timed(fn, p["c_rep"])
+                med, all_ = _timed(fn, p["c_rep"], p["c_min_batch"])
                 rows.append(dict(n=n, method=name, seconds=med, runs=all_, peak_bytes=_peak(fn)))
             if n <= p["c_dense_max"]:
                 rows.append(dict(n=n, method="dense", seconds=None, runs=[],
@@ -623,8 +623,9 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
 
 def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for LR-cost. Rule (before the run): exponents of median time and peak memory in n are fitted on the
-    larger half of the n grid; O(n) agrees when the slope is within [1 − 0.2, 1 + 0.2], is contradicted above
-    1.2 (``refuted``) and undecided below 0.8 (``unverifiable-here``, overheads dominate). 'Faster than standard
+    larger half of the n grid; the claims are upper bounds, so O(n) holds when the slope is at most 1 + 0.2 and is
+    contradicted above (``refuted``); a slope below 1 (overheads, or an implementation that streams and keeps less
+    than O(n·m)) is consistent with the bound. 'Faster than standard
     attention': per method against exact blocked attention (causal against causal), median times with ties
     within ×1.25; if the method is clearly faster at every n of the grid: verified; if it becomes clearly faster
     from some grid n on, or the fitted power laws cross below 10⁶: ``corrected`` (faster only for long
@@ -636,8 +637,7 @@ def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
     for mth in ("performer", "performer causal", "linformer"):
         for kind in ("time", "memory"):
             sl = s[kind][mth]["slope"]
-            parts[f"{mth} {kind} O(n)"] = ("verified" if abs(sl - 1) <= TOL_EXP else
-                                          "refuted" if sl > 1 + TOL_EXP else "unverifiable-here")
+            parts[f"{mth} {kind} O(n)"] = "verified" if sl <= 1 + TOL_EXP else "refuted"
         c = s["crossover"][mth]
         if c["last_slower"] is None and c["faster_from"] == c["n_min"]:
             parts[f"{mth} faster"] = "verified"
@@ -665,7 +665,7 @@ def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(parts=parts, time_slopes={k: v["slope"] for k, v in s["time"].items()},
                      memory_slopes={k: v["slope"] for k, v in s["memory"].items()}, crossover=cr,
                      rule_of_thumb=rule18, d=d, m=p["c_m"], k=p["c_k"]),
-        thresholds=dict(exponent=f"|slope − 1| ≤ {TOL_EXP} on the larger half of the n grid", tie=f"×{TIE}",
+        thresholds=dict(exponent=f"slope ≤ 1 + {TOL_EXP} on the larger half of the n grid", tie=f"×{TIE}",
                         faster="clearly faster at every n: verified; from some n on (or fits cross ≤ 1e6): corrected"),
         scale=p["scale"])
 
