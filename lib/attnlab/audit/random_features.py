@@ -26,7 +26,7 @@ from .stats import fit_slope
 from .verdict import Verdict
 
 __all__ = ["PRESETS", "identity_checks", "kernel_experiment", "output_experiment", "stabiliser_experiment",
-           "example_experiment", "linformer_experiment", "methods_experiment", "cost_experiment",
+           "example_experiment", "linformer_experiment", "variance_comparison", "methods_experiment", "cost_experiment",
            "cost_summary", "check_lr_favor", "check_lr_example", "check_lr_linformer", "check_lr_cost",
            "plot_kernel", "plot_output", "plot_example", "plot_linformer", "plot_cost"]
 
@@ -450,6 +450,26 @@ MEAN_S2 = 3.0
 VAR_S2 = 1.5
 
 
+def variance_comparison(krows, d: int) -> dict:
+    """Orthogonal (χ norms) against iid variance on the cases with |q+k|² ≤ MEAN_S2: the ratio per (r, cos, m),
+    the cases where the orthogonal variance is significantly lower (m ≥ d) or higher, at the Bonferroni level
+    z = Φ⁻¹(1 − 0.025/N) over the N tested cases of all kinds (the rule of :func:`check_lr_favor`)."""
+    tested = [x for x in krows if x["s2"] <= MEAN_S2]
+    z = stats.norm.ppf(1 - 0.025 / max(len(tested), 1))
+    iid = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "iid"}
+    orth = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "orth"}
+    ratios, worse, better = {}, [], []
+    for key, o in orth.items():
+        i = iid[key]
+        ratios[str(key)] = o["var"] / i["var"]
+        sep = math.hypot(o["vse"], i["vse"]) * z
+        if key[2] >= d and o["var"] + sep < i["var"]:
+            better.append(key)
+        if o["var"] - sep > i["var"]:
+            worse.append(key)
+    return dict(ratios=ratios, better=better, worse=worse, cases=len(orth))
+
+
 def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for LR-favor, part by part, with the rule fixed before the run.
 
@@ -489,16 +509,8 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
     parts["unit rows of an orthogonal matrix (l. 243)"] = "corrected" if unit_biased else "verified"
     # (5)
     iid = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "iid"}
-    orth = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "orth"}
-    ratios, worse, better = {}, [], []
-    for key, o in orth.items():
-        i = iid[key]
-        ratios[str(key)] = o["var"] / i["var"]
-        sep = math.hypot(o["vse"], i["vse"]) * z
-        if key[2] >= p["k_d"] and o["var"] + sep < i["var"]:
-            better.append(key)
-        if o["var"] - sep > i["var"]:
-            worse.append(key)
+    vc = variance_comparison(krows, p["k_d"])
+    ratios, better, worse, orth = vc["ratios"], vc["better"], vc["worse"], vc["cases"]
     parts["orthogonal lowers the variance"] = "refuted" if worse else ("verified" if better else "unverifiable-here")
     # (6)
     vcases = [x for x in iid.values() if x["s2"] <= VAR_S2]
@@ -518,7 +530,7 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
         f"the correct identity; iid and orthogonal-χ features are unbiased in {len(unb) - len(miss)} of {len(unb)} "
         f"cases (Bonferroni 95%), unit rows of an orthogonal matrix are biased in {len(unit_biased)} of {len(unit)} "
         f"(mean matches ₀F₁ in {unit_theory_ok}); orthogonal variance is significantly lower in {len(better)} and "
-        f"higher in {len(worse)} of {len(orth)} cases (ratio {min(ratios.values()):.2f}–{max(ratios.values()):.2f}); "
+        f"higher in {len(worse)} of {orth} cases (ratio {min(ratios.values()):.2f}–{max(ratios.values()):.2f}); "
         f"at m = 2d–4d and τ = 1 the attention error is {best_err:.0%}–{worst_err:.0%} of ‖O‖_F.")
     return Verdict("LR-favor", verdict, summ,
                    numbers=dict(parts=parts, notes=notes, unbiased_cases=len(unb), unbiased_missed=len(miss),
