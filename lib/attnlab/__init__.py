@@ -17,6 +17,7 @@ from .jl import *  # noqa: F403
 from .pda import *  # noqa: F403
 from .perturbation import *  # noqa: F403
 from .projection import *  # noqa: F403
+from .random_features import *  # noqa: F403
 from .rank_certificates import *  # noqa: F403
 from .rank_instances import *  # noqa: F403
 from .rank_interaction import *  # noqa: F403

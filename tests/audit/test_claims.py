@@ -49,6 +49,10 @@ EXPECTED = {
     "AR-synthetic": "verified",
     "AT-1d": "verified",
     "AT-fixed-d": "unverifiable-here",
+    "LR-favor": "corrected",
+    "LR-example": "corrected",
+    "LR-linformer": "refuted",
+    "LR-cost": "corrected",
 }
 
 

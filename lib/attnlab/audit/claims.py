@@ -103,14 +103,17 @@ CLAIMS: tuple[Claim, ...] = (
           "attnlab.audit.spectrum:check_lr_kernel"),
     Claim("LR-linformer", S001, "Linformer Theorem 1",
           "k = Ω(d log d/ε²) random projection rows suffice for ‖softmax(QKᵀ/√d) − softmax(Q(EK)ᵀ/√d)‖ ≤ ε; "
-          "k = n/4 or n/8 loses almost nothing."),
+          "k = n/4 or n/8 loses almost nothing.",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_linformer"),
     Claim("LR-favor", S001, "Performer / FAVOR+",
           "φ(x) = exp(−‖x‖²/2)/√m·[exp(ω_iᵀx)]_i, ω_i ~ N(0, I), gives E[φ(q)ᵀφ(k)] = exp(qᵀk); orthogonal ω lower the "
           "variance; the identity as first displayed (l. 227) and as derived; '+ means orthogonal', with ω rows of an "
           "orthogonal matrix (l. 243); q, k scaled by d^(−1/4); cost O(n·m·d_k); causal via prefix sums; m = O(d log d), "
-          "in practice 2d to 4d."),
+          "in practice 2d to 4d.",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_favor"),
     Claim("LR-example", S001, "worked example",
-          "q = (1,0), k = (0.5,0.5), ω₁ = (1,0), ω₂ = (0,1) gives 1.4478 against exp(0.5) = 1.6487 (about 12% error)."),
+          "q = (1,0), k = (0.5,0.5), ω₁ = (1,0), ω₂ = (0,1) gives 1.4478 against exp(0.5) = 1.6487 (about 12% error).",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_example"),
     # ---- sparse patterns, seed 002
     Claim("SP-approx", S002, "main theorem",
           "Any matrix with ≤ k nonzeros per row and column and bounded ratio variation γ is approximated, preserving "
@@ -191,7 +194,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-wide", S001, "l. 77",
           "When d_k ≥ n the singular values of the demo's attention matrix still decay fast."),
     Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
-          "Linformer O(nk) and Performer O(nmd) time and memory, faster than standard attention."),
+          "Linformer O(nk) and Performer O(nmd) time and memory, faster than standard attention.",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_cost"),
     Claim("SP-robust", S002, "l. 11, 28, 34",
           "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ."),
     Claim("SP-tight", S002, "l. 6, 34",

@@ -1,0 +1,128 @@
+"""Checks of chapter 10 fed planted evidence (fabricated numbers, not reruns): each reachable verdict comes out."""
+import copy
+import math
+
+import pytest
+
+from attnlab.audit import random_features as rf
+
+# --------------------------------------------------------------------------- LR-favor
+IDS = dict(mgf=True, step3=True, printed_227=False, step4=True, ratio_227="exp(k**2 + q**2)", ratio_227_at_example=4.48)
+
+
+def _krow(kind, r, cos, m, mean=1.0, se=0.01, var=1.0, vse=0.01, var_theory=1.0, s2=1.0):
+    return dict(kind=kind, r=r, cos=cos, m=m, qk=0.0, s2=s2, mean=mean, mean_lo=mean - 2 * se, mean_hi=mean + 2 * se,
+                se=se, var=var, var_lo=var - 2 * vse, var_hi=var + 2 * vse, vse=vse, mean_theory=1.0,
+                var_theory_iid=var_theory)
+
+
+def _favor(printed=False, unit_mean=0.5, iid_mean=1.0, orth_var=0.5, var_theory=1.0):
+    krows = []
+    for m in (4, 8, 32):
+        krows += [_krow("iid", 1.0, 0.5, m, mean=iid_mean, var_theory=var_theory),
+                  _krow("orth", 1.0, 0.5, m, var=orth_var),
+                  _krow("orth-sqrt-d", 1.0, 0.5, m),
+                  _krow("orth-unit", 1.0, 0.5, m, mean=unit_mean),
+                  _krow("iid", 2.0, 0.5, m, mean=5.0, s2=12.0)]       # beyond MEAN_S2: reported, never decides
+    orows = [dict(d=16, tau=1.0, m=32, m_over_d=2.0, orthogonal=True, err=1.3, err_max=1.5, mean_v=0.8)]
+    return dict(IDS, printed_227=printed), krows, orows
+
+
+@pytest.mark.parametrize("planted,expected", [
+    (_favor(), "corrected"),                                        # sign error at l. 227, unit rows biased
+    (_favor(iid_mean=1.2), "refuted"),                              # a biased iid estimator
+    (_favor(orth_var=1.5), "refuted"),                              # orthogonal features raise the variance
+    (_favor(var_theory=2.0), "refuted"),                            # the variance formula fails
+    (_favor(printed=True, unit_mean=1.0), "verified"),              # everything as printed holds
+    (_favor(printed=True, unit_mean=1.0, orth_var=1.0), "unverifiable-here"),   # no variance separation
+])
+def test_check_lr_favor_planted(planted, expected):
+    v = rf.check_lr_favor("smoke", data=planted)
+    assert v.verdict == expected, v.summary
+    assert v.numbers["parts"] and v.thresholds
+
+
+def test_lr_favor_identity_checks_find_the_sign_error():
+    ids = rf.identity_checks.__wrapped__()
+    assert ids["step4"] and ids["mgf"] and ids["step3"] and not ids["printed_227"]
+    assert ids["ratio_227"] == "exp(k**2 + q**2)"
+
+
+# --------------------------------------------------------------------------- LR-example
+def _example(fixed=1.44790, typical=0.72):
+    return dict(fixed=fixed, exact=math.exp(0.5), printed_fixed=1.4478, printed_exact=1.6487,
+                fixed_rel_err=1 - fixed / math.exp(0.5), printed_rel_err=0.12, unit_rows_mean=0.817,
+                sd_iid_theory=2.36, unit=dict(mean=0.81, mean_lo=0.8, mean_hi=0.82),
+                orth=dict(mean=1.62, mean_lo=1.5, mean_hi=1.7, median=0.73, median_abs_rel_err=typical,
+                          within_printed=0.07, at_most_fixed=0.6),
+                iid=dict(mean=1.6, mean_lo=1.5, mean_hi=1.7, median=0.6, median_abs_rel_err=0.8,
+                         within_printed=0.05, at_most_fixed=0.6))
+
+
+@pytest.mark.parametrize("planted,expected", [
+    (_example(), "corrected"), (_example(fixed=1.30), "refuted"), (_example(typical=0.15), "verified")])
+def test_check_lr_example_planted(planted, expected):
+    assert rf.check_lr_example("smoke", data=planted).verdict == expected
+
+
+# --------------------------------------------------------------------------- LR-linformer
+def _linformer(err_at_n, slope, typed=False, fams=((64, 8, 1.0), (128, 8, 1.0), (128, 16, 1.0))):
+    rows = []
+    for i, (n, d, tau) in enumerate(fams):
+        e_n = err_at_n[i] if isinstance(err_at_n, (list, tuple)) else err_at_n
+        k = 8
+        while k <= n:
+            rows.append(dict(n=n, d=d, tau=tau, k=k, err=e_n * (k / n) ** slope, err_jl=(k / n) ** -0.5 * 0.5,
+                             mean_v=0.8, d_log_d=d * math.log(d)))
+            k *= 2
+    shapes = dict(full=[64, 64], projected=[64, 64] if typed else [64, 8], n=64, k=8)
+    return dict(rows=rows, shapes=shapes)
+
+
+@pytest.mark.parametrize("planted,expected", [
+    (_linformer(1.4, -1.0), "refuted"),                       # falls, but to a floor above the zero output's error
+    (_linformer(0.05, -0.5), "corrected"),                   # JL-like, printed statement ill-typed
+    (_linformer(0.05, -0.5, typed=True), "verified"),
+    (_linformer([0.05, 0.05, 1.5], -0.5), "unverifiable-here"),   # mixed
+    (_linformer(0.5, -0.1), "unverifiable-here"),             # below 1 at k = n but not falling
+])
+def test_check_lr_linformer_planted(planted, expected):
+    assert rf.check_lr_linformer("smoke", data=planted).verdict == expected
+
+
+# --------------------------------------------------------------------------- LR-cost
+def _cost(perf_exp=1.0, perf_scale=1e-5, mem_exp=1.0, exact_scale=1e-8):
+    rows = []
+    ns = (256, 512, 1024, 2048, 4096)
+    for n in ns + (8192, 16384):
+        fast = {"performer": perf_scale * n**perf_exp, "performer causal": 1.2 * perf_scale * n**perf_exp,
+                "linformer": 0.8 * perf_scale * n**perf_exp}
+        for meth, t in fast.items():
+            rows.append(dict(n=n, method=meth, seconds=t, runs=[t], peak_bytes=int(1e3 * n**mem_exp)))
+        if n in ns:
+            for meth in ("exact", "exact causal"):
+                rows.append(dict(n=n, method=meth, seconds=exact_scale * n**2, runs=[], peak_bytes=int(50 * n)))
+            rows.append(dict(n=n, method="dense", seconds=None, runs=[], peak_bytes=int(8 * n * n)))
+    return rows
+
+
+@pytest.mark.parametrize("planted,expected", [
+    (_cost(), "corrected"),                                   # slower at n = 256, faster from ~1000 on
+    (_cost(perf_scale=1e-9), "verified"),                     # faster at every n
+    (_cost(perf_exp=1.6, perf_scale=1e-9), "refuted"),        # not linear
+    (_cost(perf_scale=1e-2), "refuted"),                      # never faster, fits cross beyond 1e6
+    (_cost(perf_scale=1e-9, mem_exp=0.5), "verified"),        # less memory than the bound: consistent with it
+    (_cost(perf_scale=1e-9, mem_exp=1.5), "refuted"),         # memory above O(n)
+])
+def test_check_lr_cost_planted(planted, expected):
+    v = rf.check_lr_cost("smoke", data=planted)
+    assert v.verdict == expected, (v.summary, v.numbers["parts"])
+
+
+def test_cost_verdict_is_robust_to_one_noisy_timing():
+    rows = _cost()
+    noisy = copy.deepcopy(rows)
+    for x in noisy:
+        if x["method"] == "performer" and x["n"] == 2048:
+            x["seconds"] *= 1.2   # a 20% outlier (shared machine) within the tie band
+    assert rf.check_lr_cost("smoke", data=noisy).verdict == rf.check_lr_cost("smoke", data=rows).verdict
