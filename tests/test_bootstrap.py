@@ -27,7 +27,7 @@ def test_bootstrap_installs_from_a_local_clone(tmp_path):
                ATTNLAB_PIP_ARGS=f"--no-deps --no-build-isolation --target {target}", PIP_DISABLE_PIP_VERSION_CHECK="1")
     subprocess.run([sys.executable, "-c", cell], env=env, check=True, timeout=600)
     installed = list(target.glob("attnlab"))
-    assert installed and (installed[0] / "attention.py").exists()
+    assert installed and (installed[0] / "exact.py").exists() and (installed[0] / "audit" / "claims.py").exists()
     assert not list(target.glob("__editable__*")), "the bootstrap must not make an editable install"
     probe = "import attnlab, numpy as np; print(attnlab.__file__); print(attnlab.softmax(np.zeros(4)).sum())"
     out = subprocess.run([sys.executable, "-c", probe], env=dict(os.environ, PYTHONPATH=str(target)),

@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 import attnlab
 from attnlab import perturbation as pt
-from attnlab.softmax import softmax
+from attnlab import softmax
 
 TOL = 1e-12
 

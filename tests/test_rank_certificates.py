@@ -7,7 +7,7 @@ from hypothesis.extra.numpy import arrays
 
 import attnlab
 from attnlab import rank_certificates as rc
-from attnlab.softmax import softmax
+from attnlab import softmax
 
 
 def _stoch(rng, n, L, scale=3.0):

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import attnlab
 from attnlab import rank_interaction as rn
-from attnlab.softmax import softmax
+from attnlab import softmax
 
 
 def test_exported():

@@ -9,7 +9,7 @@ from scipy import integrate, special
 
 import attnlab
 from attnlab import rank_sphere as rs
-from attnlab.softmax import softmax
+from attnlab import softmax
 
 
 def test_exported():

@@ -9,11 +9,12 @@ in :mod:`attnlab.plotting` (imported only on request, since it needs matplotlib)
 import importlib as _importlib
 
 from .adversarial import *  # noqa: F403
-from .attention import *  # noqa: F403
 from .backend import *  # noqa: F403
+from .exact import *  # noqa: F403
 from .gradient import *  # noqa: F403
 from .hardness import *  # noqa: F403
 from .jl import *  # noqa: F403
+from .logits import *  # noqa: F403
 from .pda import *  # noqa: F403
 from .perturbation import *  # noqa: F403
 from .projection import *  # noqa: F403
@@ -23,15 +24,30 @@ from .rank_instances import *  # noqa: F403
 from .rank_interaction import *  # noqa: F403
 from .rank_lattice import *  # noqa: F403
 from .rank_sphere import *  # noqa: F403
-from .softmax import *  # noqa: F403
 from .spectrum import *  # noqa: F403
 from .subquadratic import *  # noqa: F403
 
 __version__ = "0.1.0"
 
-#: The library's modules, one topic each (``attnlab.softmax`` and ``attnlab.attention`` are the functions; their
-#: modules are ``sys.modules["attnlab.softmax"]``, …); ``__all__`` is the union of theirs.
-MODULES = ("adversarial", "attention", "backend", "gradient", "hardness", "jl", "pda", "perturbation", "projection",
-           "rank_certificates", "rank_instances", "rank_interaction", "rank_lattice", "rank_sphere", "softmax",
-           "spectrum", "subquadratic")
+#: The library's modules, one topic each; ``attnlab.__all__`` is the union of their ``__all__``.
+MODULES = (
+    "adversarial",
+    "backend",
+    "exact",
+    "gradient",
+    "hardness",
+    "jl",
+    "logits",
+    "pda",
+    "perturbation",
+    "projection",
+    "random_features",
+    "rank_certificates",
+    "rank_instances",
+    "rank_interaction",
+    "rank_lattice",
+    "rank_sphere",
+    "spectrum",
+    "subquadratic",
+)
 __all__ = sorted({name for mod in MODULES for name in _importlib.import_module(f".{mod}", __name__).__all__})

@@ -34,8 +34,8 @@ import numpy as np
 from array_api_compat import array_namespace, is_array_api_obj, is_cupy_namespace, is_numpy_namespace
 
 from ._validate import positive_int
-from .attention import attention, attention_blocked
-from .softmax import softmax
+from .exact import attention, attention_blocked
+from .logits import softmax
 
 __all__ = [
     "attention_loss",

@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from ._validate import as_float_array, in_open_interval, positive_int, positive_real, qkv
-from .attention import attention
+from .exact import attention
 from .backend import get_array_module
 
 __all__ = [

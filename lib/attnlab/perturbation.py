@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validate import as_float_array, positive_int, positive_real, qkv
 from .backend import get_array_module, to_numpy
-from .softmax import softmax
+from .logits import softmax
 
 __all__ = [
     "oscillation",

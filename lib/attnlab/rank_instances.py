@@ -21,7 +21,7 @@ from . import rank_lattice as _lat, rank_sphere as _sph
 from ._validate import generator, nonnegative_int, positive_int, positive_real
 from .rank_certificates import _eps
 from .rank_interaction import _finite_scores, chebyshev_radius
-from .softmax import softmax
+from .logits import softmax
 
 __all__ = [
     "sphere_points",

@@ -20,7 +20,7 @@ from scipy import optimize
 from ._validate import as_float_array, nonnegative_int, positive_real
 from .backend import get_array_module, to_numpy
 from .rank_certificates import _matrix, row_l1_error
-from .softmax import logsumexp, softmax
+from .logits import logsumexp, softmax
 
 __all__ = [
     "VisibleInteraction",

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._validate import nonnegative_int, positive_int, positive_real
 from .rank_certificates import _eps, _pair
-from .softmax import softmax
+from .logits import softmax
 
 __all__ = [
     "lattice_beta",

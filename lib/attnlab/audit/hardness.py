@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .._validate import positive_int
-from ..attention import attention
+from ..exact import attention
 from ..hardness import (approximate_oracle, maxip_decode, one_sided_factorisation, ov_decode, parity_decode,
                         rowsum_search, sentinel_attention, temperature_absorbed)
 from .cache import memoize

@@ -11,12 +11,12 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..attention import attention_matrix
+from ..exact import attention_matrix
 from ..jl import (_smallest_m, inner_product_tail, jl_bound_chernoff, jl_bound_printed, large_deviation_rate,
                   m_sup_row, m_theorem, m_union_exact, sample_inner_product_error, sample_row_max_error,
                   worst_pair_tail)
 from ..projection import gaussian_projection, projected_logits
-from ..softmax import softmax
+from ..logits import softmax
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson, fit_slope

@@ -16,10 +16,10 @@ import numpy as np
 from sklearn.utils.extmath import randomized_svd
 from tqdm import tqdm
 
-from ..attention import attention, attention_blocked
+from ..exact import attention, attention_blocked
 from ..pda import m_required, pda_attention
 from ..projection import gaussian_projection, projected_logits
-from ..softmax import softmax
+from ..logits import softmax
 from ..spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
 from .cache import memoize
 from .scale import preset

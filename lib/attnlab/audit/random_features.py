@@ -16,7 +16,7 @@ from scipy import special, stats
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..attention import attention, attention_blocked
+from ..exact import attention, attention_blocked
 from ..pda import pda_attention
 from ..random_features import (draw_omega, favor_attention, favor_features, favor_kernel_variance,
                                linformer_attention, performer_attention)

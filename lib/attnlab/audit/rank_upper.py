@@ -18,7 +18,7 @@ from .. import (chebyshev_radius, family_attention, gibbs_matrix, kron_error_bou
 from ..rank_certificates import _vec_norm
 from ..rank_interaction import _bridge_subspace
 from ..rank_sphere import _harmonic_coefficients
-from ..softmax import softmax
+from ..logits import softmax
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset

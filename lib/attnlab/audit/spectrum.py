@@ -17,7 +17,7 @@ from scipy import optimize
 from tqdm import tqdm
 
 from .._validate import positive_int
-from ..attention import attention_matrix
+from ..exact import attention_matrix
 from ..spectrum import (energy_count, envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values,
                         softmax_kernel, tail_norm)
 from .cache import memoize

@@ -75,7 +75,7 @@ def softmax(x, axis=-1):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab.softmax import softmax
+    >>> from attnlab import softmax
     >>> softmax(np.array([0.0, np.log(3.0)]))
     array([0.25, 0.75])
     >>> softmax(np.array([1e4, -1e4], dtype=np.float32))
@@ -122,7 +122,7 @@ def logsumexp(x, axis=-1):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab.softmax import logsumexp
+    >>> from attnlab import logsumexp
     >>> float(logsumexp(np.array([1e4, 1e4])))   # 1e4 + log 2, no overflow
     10000.69314718056
     >>> logsumexp(np.array([[0.0, -np.inf], [0.0, 0.0]])).round(6)

@@ -220,7 +220,7 @@ def attention_matrix(Q, K, *, beta=None, causal=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab.attention import attention_matrix
+    >>> from attnlab import attention_matrix
     >>> attention_matrix(np.zeros((2, 3)), np.zeros((2, 3)), causal=True)
     array([[1. , 0. ],
            [0.5, 0.5]])
@@ -296,7 +296,7 @@ def attention(Q, K, V, *, beta=None, causal=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab.attention import attention
+    >>> from attnlab import attention
     >>> Q = K = np.eye(2); V = np.array([[1.0], [0.0]])
     >>> attention(Q, K, V, beta=np.log(3.0))
     array([[0.75],
@@ -406,7 +406,7 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, block=1024, threads=N
     Examples
     --------
     >>> import numpy as np
-    >>> from attnlab.attention import attention, attention_blocked
+    >>> from attnlab import attention, attention_blocked
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((10, 4)) for _ in range(3))
     >>> bool(np.allclose(attention_blocked(Q, K, V, block=3), attention(Q, K, V)))
