@@ -47,6 +47,8 @@ EXPECTED = {
     "AR-sphere-ball": "verified",
     "AR-lower": "verified",
     "AR-synthetic": "verified",
+    "PDA-def": "corrected",
+    "PDA-amplify": "refuted",
 }
 
 
