@@ -384,8 +384,8 @@ def worst_l1_over_h(x, eps):
 
     Examples
     --------
-    >>> w, A = worst_l1_over_h(np.array([[0.0, 0.0]]), 0.5)    # two equal logits: 2 tanh(eps/2)
-    >>> bool(np.isclose(w[0], 2 * math.tanh(0.25))), A[0].sum()
+    >>> w, A = worst_l1_over_h(np.array([[0.0, 0.0]]), 0.5)    # two equal logits: tanh(eps)
+    >>> bool(np.isclose(w[0], math.tanh(0.5))), int(A[0].sum())
     (True, 1)
     """
     x = np.asarray(x)
