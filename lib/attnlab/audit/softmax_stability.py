@@ -568,7 +568,8 @@ def plot_amplify(amp):
         data[f"typical_eps{e:g}"] = [r["typical"] / e for r in sel]
         data["s"] = s
     a.axhline(1, color="k", ls=":", lw=1.5, label="ratio 1 (no amplification)")
-    a.set(xscale="log", yscale="log", xlabel="logit scale s (osc(x), or x = s·z)", ylabel="‖Δ softmax‖₁ / ‖h‖∞")
+    a.set(xscale="log", yscale="log", ylim=(1e-4, 3), xlabel="logit scale s (osc(x), or x = s·z)",
+          ylabel="‖Δ softmax‖₁ / ‖h‖∞ (clipped at 1e-4)")
     a.legend(fontsize=5, loc="lower left")
     pr = amp["projection"]
     b.plot(pr["s"], pr["h_inf"], "o-", label="projection error ‖S̃ − S‖∞ (median row)")
