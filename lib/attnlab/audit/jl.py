@@ -511,7 +511,7 @@ def check_pda_def(scale=None, seed: int = 0, data=None) -> Verdict:
     seed_m = min(rows, key=lambda r: abs(r["m"] - 128))
     return Verdict(
         "PDA-def", verdict,
-        f"The two printed expressions are not equal: E[√d·⟨Pq,Pk⟩]/S = {sym['first']} but "
+        f"The two printed expressions are {'equal' if equal else 'not equal'}: E[√d·⟨Pq,Pk⟩]/S = {sym['first']}, "
         f"E[(√d/m)Σ(Pq)_k(Pk)_k]/S = {sym['second']} (SymPy); over {data['trials']} draws per m the mean slope of "
         f"S̃ on S is {seed_m['first'][0]:.4f} [{seed_m['first'][1]:.4f}, {seed_m['first'][2]:.4f}] for the first and "
         f"{seed_m['second'][0]:.5f} for the second at m = {seed_m['m']} (1/m = {1 / seed_m['m']:.5f}). The first is "

@@ -531,20 +531,22 @@ def check_pda_amplify(scale=None, seed=0, data=None) -> Verdict:
     typ = {e: [r["typical"] for r in rows if r["eps"] == e] for e in eps_list}
     e_mid = eps_list[len(eps_list) // 2]
     proj = data["projection"]
+    rel = max(r["rel_typical"] / r["rel_bound"] for r in rows)
     return Verdict(
         "PDA-amplify", verdict,
-        f"The worst ℓ1 change of a softmax row per unit of ‖h‖∞ is at most {ratio:.4f} over osc(x) = "
-        f"{data['s_min']:g}–{data['s_max']:g} and ε = {eps_list[0]:g}–{eps_list[-1]:g} (exactly 2tanh(ε/2)/ε ≤ 1: no "
-        f"amplification); worst case at s_max / at s_min = {max(growth.values()):.4f} (it does not grow), and for "
-        f"Gaussian logits s·z it falls from {typ[e_mid][0]:.3g} to {typ[e_mid][-1]:.3g} at ε = {e_mid:g}. Relative "
-        f"changes of single probabilities stay below e^(2ε) − 1 at every s. What grows with the logits is the "
-        f"projection's own error ‖S̃ − S‖∞ (median {proj['h_inf'][0]:.3g} at s = {proj['s'][0]:g}, "
-        f"{proj['h_inf'][-1]:.3g} at s = {proj['s'][-1]:g}), not the softmax's sensitivity.",
+        f"The worst ℓ1 change of a softmax row per unit of ‖h‖∞ is at most {ratio:.7f} over osc(x) = "
+        f"{data['s_min']:g}–{data['s_max']:g} and ε = {eps_list[0]:g}–{eps_list[-1]:g} "
+        f"({'amplification' if amp else 'no amplification'}); worst case at s_max / at s_min is at most "
+        f"{max(growth.values()):.4f} ({'it grows' if grows else 'it does not grow'}), and for "
+        f"Gaussian logits s·z it {'falls' if typ[e_mid][-1] < typ[e_mid][0] else 'does not fall'} from {typ[e_mid][0]:.3g} to {typ[e_mid][-1]:.3g} at ε = {e_mid:g}. Relative "
+        f"changes of single probabilities reach at most {rel:.6f} of e^(2ε) − 1. The projection's own error "
+        f"‖S̃ − S‖∞ grows with the logits (median {proj['h_inf'][0]:.3g} at s = {proj['s'][0]:g}, "
+        f"{proj['h_inf'][-1]:.3g} at s = {proj['s'][-1]:g}).",
         numbers=dict(max_ratio=ratio, growth_smax_over_smin={str(e): g for e, g in growth.items()},
                      eps=eps_list, s_min=data["s_min"], s_max=data["s_max"], L=data["L"],
                      typical_at_smin={str(e): v[0] for e, v in typ.items()},
                      typical_at_smax={str(e): v[-1] for e, v in typ.items()},
-                     max_rel_over_bound=max(r["rel_typical"] / r["rel_bound"] for r in rows),
+                     max_rel_over_bound=rel,
                      max_f32_diff=max(r["f32_diff"] for r in rows),
                      projection_h_inf_median=[proj["h_inf"][0], proj["h_inf"][-1]],
                      projection_row_l1_median=[proj["row_l1"][0], proj["row_l1"][-1]]),
