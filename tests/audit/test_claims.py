@@ -53,6 +53,8 @@ EXPECTED = {
     "LR-example": "corrected",
     "LR-linformer": "refuted",
     "LR-cost": "corrected",
+    "PDA-def": "corrected",
+    "PDA-amplify": "refuted",
 }
 
 

@@ -83,3 +83,57 @@ def test_presets_cover_every_scale():
     for scale in ("smoke", "book", "paper"):
         p = preset(audit.PRESETS, scale)
         assert all(0 < e < 0.5 for e in p["eps"]) and p["logit_eps"] / math.sqrt(p["d"]) < 0.5
+
+
+# --------------------------------------------------------------------------- PDA-def
+def test_def_expectations_and_literal_logits():
+    r = audit.def_expectations(2)
+    assert str(r["first"]) == "1" and str(r["second"]) == "1/m" and str(r["fix"]) == "1"
+    rng = np.random.default_rng(3)
+    Q, K = rng.standard_normal((5, 8)), rng.standard_normal((4, 8))
+    from attnlab import gaussian_projection, projected_logits
+    P = gaussian_projection(8, 16, rng)
+    first, second = audit.def_logits(Q, K, P)
+    Pq, Pk = (Q / math.sqrt(8)) @ P, (K / math.sqrt(8)) @ P
+    dense = np.array([[math.sqrt(8) / 16 * sum(Pq[i, k] * Pk[j, k] for k in range(16)) for j in range(4)]
+                      for i in range(5)])
+    assert np.allclose(second, dense) and np.allclose(first, 16 * dense)
+    assert np.allclose(first, projected_logits(Q, K, P))
+
+
+def test_def_sweep_means():
+    rng = np.random.default_rng(0)
+    Q, K = rng.standard_normal((8, 16)), rng.standard_normal((8, 16))
+    (row,) = audit.def_sweep(Q, K, [32], 128, rng)
+    assert row["first"][1] <= 1 <= row["first"][2] and row["fix"][1] <= 1 <= row["fix"][2]
+    assert row["second"][0] == pytest.approx(1 / 32, rel=0.1) and row["rel_diff"] > 0.9
+    assert row["library_diff"] < 1e-12 and row["err_second"] > row["err_first"] / 2
+
+
+def _def_data(sym, first, second, fix, rel_diff=0.99):
+    rows = [dict(m=m, first=first, second=second, fix=fix, rel_diff=rel_diff, err_first=0.1, err_second=0.9)
+            for m in (16, 128)]
+    return dict(symbolic=dict(zip(("first", "second", "fix"), sym)), d=64, L=8, trials=100, rows=rows)
+
+
+GOOD, BIASED, WIDE = (1.0, 0.99, 1.01), (0.5, 0.49, 0.51), (1.0, 0.9, 1.1)
+
+
+@pytest.mark.parametrize("data, verdict", [
+    (_def_data(("1", "1/m", "1"), GOOD, BIASED, GOOD), "corrected"),          # the chapter's finding
+    (_def_data(("1", "1", "1/m"), GOOD, GOOD, BIASED, rel_diff=0.0), "verified"),
+    (_def_data(("2", "2/m", "2/m"), BIASED, BIASED, BIASED), "refuted"),       # nothing unbiased
+    (_def_data(("1", "1/m", "1/m"), WIDE, BIASED, BIASED), "refuted"),         # too few draws to tell: not unbiased
+    (_def_data(("1", "1/m", "1"), BIASED, BIASED, GOOD), "corrected"),         # only the stated fix works
+    (_def_data(("1", "1", "1"), GOOD, GOOD, GOOD, rel_diff=0.5), "corrected"),  # equal means, different numbers
+])
+def test_check_pda_def_applies_its_stated_rule(data, verdict):
+    assert audit.check_pda_def("smoke", data=data).verdict == verdict
+
+
+def test_check_pda_def_takes_the_chapter_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = preset(audit.PRESETS, "smoke")
+    v = audit.check_pda_def("smoke", 0, data=audit.def_experiment(p, 0))
+    assert v == audit.check_pda_def("smoke", 0) and v.verdict == "corrected"
+    assert v.numbers["unbiased"] == {"first": True, "second": False, "fix": True}

@@ -64,3 +64,74 @@ def test_check_pda_chain_refutes_an_exceeded_link():
     bad = [dict(r) for r in rows]
     bad[0]["r_O_fro"] = 1.5
     assert ss.check_pda_chain("smoke", data=bad).verdict == "refuted"
+
+
+# --------------------------------------------------------------------------- PDA-amplify
+def test_worst_l1_over_h_is_exact():
+    rng = np.random.default_rng(0)
+    x = 3 * rng.standard_normal((6, 5))
+    eps = 0.4
+    w, A = ss.worst_l1_over_h(x, eps)
+    from attnlab import l1_change
+    h = eps * (2 * A - 1)
+    assert np.allclose(l1_change(x, h), w, rtol=1e-12)             # the maximising h attains it
+    H = eps * rng.uniform(-1, 1, (4000, 1, 5))                     # no h in the box does better
+    assert np.all(l1_change(np.broadcast_to(x, H.shape[:1] + x.shape), np.broadcast_to(H, (4000, 6, 5))) <= w * (1 + 1e-12))
+    assert np.all(w <= 2 * math.tanh(eps / 2) * (1 + 1e-12))
+    w32, _ = ss.worst_l1_over_h(x.astype(np.float32), eps)
+    assert w32.dtype == np.float32 and np.allclose(w32, w, atol=1e-6)
+    with pytest.raises(ValueError, match="x"):
+        ss.worst_l1_over_h(np.zeros((1, 17)), eps)
+
+
+@pytest.mark.parametrize("s", [1.0, 30.0, 1e4])
+@pytest.mark.parametrize("L", [3, 6])
+def test_worst_over_osc_is_attained(s, L):
+    eps = 0.5
+    sup = ss.worst_l1_over_osc(s, L, eps)
+    inst = ss.worst_instance(s, L, eps)
+    assert inst["osc"] == pytest.approx(s) and inst["worst"] == pytest.approx(sup, rel=1e-12)
+    assert inst["direct"] == pytest.approx(sup, rel=1e-9) and sup <= 2 * math.tanh(eps / 2) * (1 + 1e-12)
+    assert ss.worst_l1_over_osc(s, 2, eps) < sup  # two keys: osc fixes x, and the worst case falls with s
+
+
+def test_relative_change_bound_and_literal():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 4))
+    eps = 0.3
+    r = ss.worst_relative_change(x, eps)
+    from attnlab import softmax
+    p = softmax(x)
+    i = p.argmin(axis=1)
+    h = np.full_like(x, -eps)
+    h[np.arange(5), i] = eps
+    lit = softmax(x + h)[np.arange(5), i] / p[np.arange(5), i] - 1
+    assert np.allclose(r, lit, rtol=1e-12) and np.all(r <= math.expm1(2 * eps))
+    assert ss.worst_relative_change(np.array([[0.0, -1e4]]), eps)[0] == pytest.approx(math.expm1(2 * eps))
+
+
+def _amp_data(worst_by_s, eps=0.1):
+    rows = [dict(eps=eps, s=s, sup=w, attained=w, direct=w, typical=w / 2, rel_typical=0.1, rel_bound=0.2,
+                 f32_diff=0.0) for s, w in worst_by_s.items()]
+    proj = dict(s=[1.0, 1e4], h_inf=[1.0, 1e4], row_l1=[0.1, 2.0], ratio=[0.5, 0.1])
+    return dict(rows=rows, projection=proj, s_min=min(worst_by_s), s_max=max(worst_by_s), L=[3])
+
+
+@pytest.mark.parametrize("worst, verdict", [
+    ({1.0: 0.0999, 1e4: 0.0999}, "refuted"),     # bounded by ε and flat: the book's finding
+    ({1.0: 0.15, 1e4: 0.15}, "corrected"),       # amplifies, but not more at large logits
+    ({1.0: 0.02, 1e4: 0.05}, "corrected"),       # grows with the logits, never beyond ε
+    ({1.0: 0.08, 1e4: 0.2}, "verified"),         # both
+])
+def test_check_pda_amplify_applies_its_stated_rule(worst, verdict):
+    assert ss.check_pda_amplify("smoke", data=_amp_data(worst)).verdict == verdict
+
+
+def test_amplify_experiment_smoke():
+    p = preset(ss.PRESETS, "smoke")
+    amp = ss.amplify_experiment(p, 0)
+    v = ss.check_pda_amplify("smoke", data=amp)
+    assert v == ss.check_pda_amplify("smoke") and v.verdict == "refuted"
+    for r in amp["rows"]:
+        assert r["sup"] == pytest.approx(r["tanh"], rel=1e-9) and r["attained"] == pytest.approx(r["sup"], rel=1e-9)
+        assert r["f32_diff"] < 1e-4 and r["rel_typical"] <= r["rel_bound"] * (1 + 1e-12)

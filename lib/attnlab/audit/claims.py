@@ -180,9 +180,11 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- found on a second reading (claims.md, 2026-11-30)
     Claim("PDA-def", S000, "second half §2 (l. 207)",
           "S̃_ij = √d·⟨Pq_i, Pk_j⟩ = (√d/m)·Σ_k (Pq_i)_k(Pk_j)_k: are the two expressions equal, and which one estimates S "
-          "without bias for P with N(0, 1/m) entries?"),
+          "without bias for P with N(0, 1/m) entries?",
+          JL, "attnlab.audit.jl:check_pda_def"),
     Claim("PDA-amplify", S000, "l. 193",
-          "Softmax's exponential may amplify the error, especially when there are very large values (against Lemma 3.4)."),
+          "Softmax's exponential may amplify the error, especially when there are very large values (against Lemma 3.4).",
+          "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_amplify"),
     Claim("PDA-cubic", S000, "second half (l. 355, 385)",
           "With m from the parameter rule, O(L²m) becomes O(L³), the same order as standard attention."),
     Claim("PDA-speed", S000, "abstract and conclusion (l. 3, 161, 165)",

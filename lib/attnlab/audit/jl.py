@@ -1,4 +1,4 @@
-r"""Chapter 01 (``notebooks/01-jl.ipynb``): the evidence for claims PDA-jl, PDA-row, PDA-global and PDA-alg.
+r"""Chapter 01 (``notebooks/01-jl.ipynb``): the evidence for claims PDA-jl, PDA-row, PDA-global, PDA-alg and PDA-def.
 
 The sizes per scale (:data:`PRESETS`), the sweeps and experiments the chapter runs (memoized on disk), the
 ``check_*`` functions that turn them into verdicts, and the chapter's figures. The mathematics they rest on
@@ -38,6 +38,12 @@ __all__ = [
     "check_pda_row",
     "check_pda_global",
     "check_pda_alg",
+    "def_expectations",
+    "def_logits",
+    "def_sweep",
+    "def_experiment",
+    "DEF_RULE",
+    "check_pda_def",
     "plot_tail_vs_c",
     "plot_tail_vs_m",
     "plot_dimension_table",
@@ -48,17 +54,19 @@ __all__ = [
 PRESETS = {
     "smoke": dict(m=[16, 64, 256], eps=[0.1, 0.3, 0.49], mc_trials=20_000,
                   d=64, logit_eps=0.5, delta=0.1, L=[1_000, 10_000], L_sim=[1_000], sim_trials=100,
-                  scaling_m=[64, 256], scaling_trials=4, scaling_L=64, c_grid=5),
+                  scaling_m=[64, 256], scaling_trials=4, scaling_L=64, c_grid=5,
+                  def_m=[32, 128], def_L=16, def_trials=256),
     "book": dict(m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048], eps=[0.05, 0.1, 0.2, 0.3, 0.4, 0.49],
                  mc_trials=200_000, d=64, logit_eps=0.5, delta=0.1,
                  L=[1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000], L_sim=[1_000, 10_000, 100_000],
                  sim_trials=400, scaling_m=[16, 32, 64, 128, 256, 512, 1024, 4096], scaling_trials=16,
-                 scaling_L=256, c_grid=11),
+                 scaling_L=256, c_grid=11, def_m=[16, 128, 256], def_L=32, def_trials=512),
     "paper": dict(m=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
                   eps=[0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.49], mc_trials=2_000_000, d=64, logit_eps=0.5,
                   delta=0.1, L=[1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000],
                   L_sim=[1_000, 10_000, 100_000, 1_000_000], sim_trials=2_000,
-                  scaling_m=[16, 32, 64, 128, 256, 512, 1024, 4096, 16384], scaling_trials=64, scaling_L=1024, c_grid=21),
+                  scaling_m=[16, 32, 64, 128, 256, 512, 1024, 4096, 16384], scaling_trials=64, scaling_L=1024, c_grid=21,
+                  def_m=[16, 64, 128, 256, 1024], def_L=64, def_trials=4_096),
 }
 
 
@@ -216,6 +224,111 @@ def scaling_sweep(Q, K, m_list, trials, rng):
     return rows
 
 
+# --------------------------------------------------------------------------- PDA-def: the two printed expressions
+def def_expectations(d: int = 3):
+    r""":math:`\mathbb E_P` of both printed expressions of PDA-def, divided by :math:`S`, in SymPy (symbolic m).
+
+    For :math:`d` coordinates (``d``, default 3; the result does not depend on it) one row of
+    :math:`P\in\mathbb R^{m\times d}` has independent entries :math:`p_l`; ``sympy.stats`` computes the two moments
+    :math:`\mathbb E[p_1^2]` and :math:`\mathbb E[p_1p_2]`, from which
+    :math:`\mathbb E[(Pq)_k(Pk)_k] = \sum_{l,l'} q_l k_{l'}\,\mathbb E[p_lp_{l'}]` is assembled and summed over the
+    :math:`m` rows with ``sympy.summation``. With :math:`S = \sqrt d\,\langle q,k\rangle` the result is a dict of
+    SymPy expressions in the symbol ``m`` (also returned): ``first`` :math:`=\mathbb E[\sqrt d\langle Pq,Pk\rangle]/S`,
+    ``second`` :math:`=\mathbb E[(\sqrt d/m)\sum_k(Pq)_k(Pk)_k]/S`, both for :math:`\mathcal N(0,1/m)` entries, and
+    ``fix``, the second expression for :math:`\mathcal N(0,1)` entries.
+
+    Examples
+    --------
+    >>> r = def_expectations(2)
+    >>> r["first"], r["second"], r["fix"]
+    (1, 1/m, 1)
+    """
+    import sympy as sp  # noqa: PLC0415
+    from sympy.stats import E, Normal  # noqa: PLC0415
+
+    m, sigma = sp.symbols("m", positive=True, integer=True), sp.symbols("sigma", positive=True)
+    row = sp.symbols("k", positive=True, integer=True)
+    q, k = sp.symbols(f"q1:{d + 1}", real=True), sp.symbols(f"k1:{d + 1}", real=True)
+    S = sp.sqrt(d) * sum(a * b for a, b in zip(q, k))
+    z1, z2 = Normal("z1", 0, sigma), Normal("z2", 0, sigma)  # two entries of one row of P, standard deviation σ
+    same, cross = sp.simplify(E(z1**2)), sp.simplify(E(z1 * z2))
+    per_row = sum(q[a] * k[b] * (same if a == b else cross) for a in range(d) for b in range(d))
+    inner = sp.summation(per_row, (row, 1, m))  # E <Pq, Pk> = sum over the m rows of P
+    n01m, n01 = inner.subs(sigma, 1 / sp.sqrt(m)), inner.subs(sigma, 1)  # N(0, 1/m) and N(0, 1) entries
+    return dict(m=m, first=sp.simplify(sp.sqrt(d) * n01m / S), second=sp.simplify(sp.sqrt(d) / m * n01m / S),
+                fix=sp.simplify(sp.sqrt(d) / m * n01 / S))
+
+
+def def_logits(Q, K, P):
+    r"""Both printed expressions of PDA-def, computed literally, for a :math:`d\times m` projection ``P``.
+
+    ``P`` is the seed's :math:`m\times d` matrix transposed (as :func:`attnlab.gaussian_projection` returns it),
+    so row :math:`i` of :math:`(Q/\sqrt d)P` is :math:`(Pq_i)^\top`. Returns ``(first, second)``:
+    :math:`\sqrt d\,\langle Pq_i,Pk_j\rangle` and :math:`(\sqrt d/m)\sum_k (Pq_i)_k(Pk_j)_k`, both (L_q, L_k).
+
+    Examples
+    --------
+    >>> Q = np.ones((1, 4)); P = np.eye(4)
+    >>> [float(x[0, 0]) for x in def_logits(Q, Q, P)]    # m = d = 4: S = 2, the second is S/m
+    [2.0, 0.5]
+    """
+    d, m = P.shape
+    Pq, Pk = (Q / math.sqrt(d)) @ P, (K / math.sqrt(d)) @ P
+    return math.sqrt(d) * (Pq @ Pk.T), math.sqrt(d) / m * np.einsum("ik,jk->ij", Pq, Pk)
+
+
+def _mean_ci(x, confidence):
+    from scipy import stats  # noqa: PLC0415
+
+    x = np.asarray(x, float)
+    half = float(stats.t.ppf((1 + confidence) / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return float(x.mean()), float(x.mean() - half), float(x.mean() + half)
+
+
+def def_sweep(Q, K, m_list, trials, rng, *, confidence: float = 0.99, chunk: int = 64):
+    r"""Monte-Carlo means of both PDA-def expressions (and the fix) against :math:`S = QK^\top/\sqrt d`, per m.
+
+    Each of ``trials`` draws takes a fresh :math:`P` with :math:`\mathcal N(0,1/m)` entries for ``first`` and
+    ``second`` (the same :math:`P`) and another with :math:`\mathcal N(0,1)` entries for ``fix`` (the second
+    expression with unit-variance entries); draws are batched ``chunk`` at a time. The statistic per draw is the
+    least-squares slope of :math:`\tilde S` on :math:`S` through 0, which is linear in :math:`\tilde S`, so its mean
+    is :math:`c` exactly when :math:`\mathbb E\tilde S = cS`. One dict per m: ``first``, ``second``, ``fix`` =
+    (mean slope, lower, upper) with a Student-t interval at ``confidence``; ``rel_diff`` = the largest
+    :math:`\max|\text{first}-\text{second}|/\max|\text{first}|` over draws; ``library_diff`` = the largest
+    difference of :func:`def_logits` from :func:`attnlab.projected_logits` (``scaling="unbiased"``) on the first
+    draw of each chunk; and ``err_*``, the mean over draws of the largest row-:math:`\ell_1` attention error.
+    """
+    from scipy.special import softmax as _softmax  # noqa: PLC0415
+
+    d = Q.shape[1]
+    S = Q @ K.T / math.sqrt(d)
+    A = attention_matrix(Q, K)
+    ss = float((S * S).sum())
+    q, k = Q / math.sqrt(d), K / math.sqrt(d)
+    rows = []
+    for m in m_list:
+        slopes = {n: [] for n in ("first", "second", "fix")}
+        errs = {n: [] for n in slopes}
+        rel, lib = 0.0, 0.0
+        for c0 in range(0, trials, chunk):
+            c = min(chunk, trials - c0)
+            P = np.stack([gaussian_projection(d, m, rng) for _ in range(c)])       # N(0, 1/m) entries
+            G = np.stack([gaussian_projection(d, m, rng) for _ in range(c)]) * math.sqrt(m)  # N(0, 1) entries
+            Pq, Pk = q @ P, k @ P                                                  # (c, L, m): rows (Pq_i)ᵀ
+            Gq, Gk = q @ G, k @ G
+            first = math.sqrt(d) * (Pq @ Pk.transpose(0, 2, 1))
+            second = math.sqrt(d) / m * np.einsum("cik,cjk->cij", Pq, Pk, optimize=True)
+            fix = math.sqrt(d) / m * np.einsum("cik,cjk->cij", Gq, Gk, optimize=True)
+            rel = max(rel, float((np.abs(first - second).max((1, 2)) / np.abs(first).max((1, 2))).max()))
+            lib = max(lib, float(np.abs(def_logits(Q, K, P[0])[0] - projected_logits(Q, K, P[0])).max()))
+            for name, St in (("first", first), ("second", second), ("fix", fix)):
+                slopes[name] += ((St * S).sum((1, 2)) / ss).tolist()
+                errs[name] += np.abs(A - _softmax(St, axis=-1)).sum(-1).max(-1).tolist()
+        rows.append(dict(m=m, **{n: _mean_ci(v, confidence) for n, v in slopes.items()}, rel_diff=rel,
+                         library_diff=lib, **{f"err_{n}": float(np.mean(v)) for n, v in errs.items()}))
+    return rows
+
+
 # --------------------------------------------------------------------------- experiments (chapter and checks)
 @memoize
 def tail_experiment(p: dict, seed: int, *, progress=False):
@@ -246,6 +359,17 @@ def scaling_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     Q, K = rng.standard_normal((p["scaling_L"], p["d"])), rng.standard_normal((p["scaling_L"], p["d"]))
     return scaling_sweep(Q, K, p["scaling_m"], p["scaling_trials"], rng)
+
+
+@memoize
+def def_experiment(p: dict, seed: int):
+    """PDA-def: the SymPy means (as strings) and :func:`def_sweep` on Gaussian Q, K of preset ``p``, from ``seed``."""
+    rng = np.random.default_rng([seed, 19])
+    Q, K = rng.standard_normal((p["def_L"], p["d"])), rng.standard_normal((p["def_L"], p["d"]))
+    sym = def_expectations()
+    return dict(symbolic={k: str(v) for k, v in sym.items() if k != "m"}, d=p["d"], L=p["def_L"],
+                trials=p["def_trials"], confidence=0.99,
+                rows=def_sweep(Q, K, p["def_m"], p["def_trials"], rng, confidence=0.99))
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -347,6 +471,59 @@ def check_pda_alg(scale=None, seed: int = 0, data=None) -> Verdict:
         thresholds=dict(bias="relative deviation of the mean slope < 10%",
                         corrected="unbiased error falls with m and ends below the printed one"),
         scale=p["scale"])
+
+
+#: The stated rule of PDA-def (fixed before the run).
+DEF_RULE = dict(
+    unbiased="at every m the 99% interval of the mean slope of S̃ on S contains 1, is at most ±0.05 wide, "
+             "and the SymPy mean E[S̃]/S is 1",
+    equal="the SymPy means agree and the two expressions differ by at most 1e-9 (relative) on every draw",
+    verified="equal and the first expression unbiased",
+    corrected="not verified, and the first, the second, or the stated fix (the second with N(0, 1) entries) unbiased",
+    refuted="none of the three unbiased")
+
+
+def check_pda_def(scale=None, seed: int = 0, data=None) -> Verdict:
+    """Verdict for PDA-def by :data:`DEF_RULE`: are the two printed expressions equal, and which estimates S?"""
+    import sympy as sp  # noqa: PLC0415
+
+    p = preset(PRESETS, scale)
+    data = def_experiment(p, seed) if data is None else data
+    rows = data["rows"]
+    m = sp.symbols("m", positive=True, integer=True)
+    sym = {k: sp.sympify(v, locals={"m": m}) for k, v in data["symbolic"].items()}
+    names = ("first", "second", "fix")
+
+    def unbiased(name):
+        return all(r[name][1] <= 1 <= r[name][2] and (r[name][2] - r[name][1]) / 2 <= 0.05 for r in rows) \
+            and sp.simplify(sym[name] - 1) == 0
+
+    # where the Monte-Carlo interval misses the SymPy value, the two kinds of evidence disagree: reported
+    misses = {n: [r["m"] for r in rows if not r[n][1] <= float(sym[n].subs(m, r["m"])) <= r[n][2]] for n in names}
+    ok = {n: unbiased(n) for n in names}
+    equal = sp.simplify(sym["first"] - sym["second"]) == 0 and all(r["rel_diff"] <= 1e-9 for r in rows)
+    if equal and ok["first"]:
+        verdict = "verified"
+    elif any(ok.values()):
+        verdict = "corrected"
+    else:
+        verdict = "refuted"
+    seed_m = min(rows, key=lambda r: abs(r["m"] - 128))
+    return Verdict(
+        "PDA-def", verdict,
+        f"The two printed expressions are {'equal' if equal else 'not equal'}: E[√d·⟨Pq,Pk⟩]/S = {sym['first']}, "
+        f"E[(√d/m)Σ(Pq)_k(Pk)_k]/S = {sym['second']} (SymPy); over {data['trials']} draws per m the mean slope of "
+        f"S̃ on S is {seed_m['first'][0]:.4f} [{seed_m['first'][1]:.4f}, {seed_m['first'][2]:.4f}] for the first and "
+        f"{seed_m['second'][0]:.5f} for the second at m = {seed_m['m']} (1/m = {1 / seed_m['m']:.5f}). The first is "
+        f"unbiased: {ok['first']}; the second: {ok['second']}; the second with N(0, 1) entries (the convention the "
+        f"1/m belongs to): {ok['fix']}.",
+        numbers=dict(symbolic=data["symbolic"], m=[r["m"] for r in rows], d=data["d"], L=data["L"],
+                     trials=data["trials"], slope_first=[r["first"] for r in rows],
+                     slope_second=[r["second"] for r in rows], slope_fix=[r["fix"] for r in rows],
+                     max_rel_diff=max(r["rel_diff"] for r in rows), unbiased=ok, equal=equal,
+                     mc_misses_symbolic_at_m=misses, row_l1_first=[r["err_first"] for r in rows],
+                     row_l1_second=[r["err_second"] for r in rows]),
+        thresholds=DEF_RULE, scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures

@@ -1,4 +1,4 @@
-"""Chapter 02 (notebooks/02-softmax-stability.ipynb): the evidence for claims PDA-lip, AR-tanh and PDA-chain.
+"""Chapter 02 (notebooks/02-softmax-stability.ipynb): the evidence for claims PDA-lip, AR-tanh, PDA-chain, PDA-amplify.
 
 The library side (the bounds, the ratios, the sharp instances, the chain's bounds and its blockwise measurement,
 the multi-start search :func:`attnlab.sup_ratio`) is in :mod:`attnlab.perturbation` and :mod:`attnlab.adversarial`.
@@ -15,6 +15,8 @@ from tqdm import tqdm
 
 from .._validate import positive_int
 from ..adversarial import sup_ratio
+from ..projection import gaussian_projection, projected_logits
+from ..logits import softmax
 from ..perturbation import (_l1_and_grad, _split, chain_bounds, chain_measure, l1_change, lipschitz_instance,
                             lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance, two_key_instance)
 from .cache import memoize
@@ -36,6 +38,15 @@ __all__ = [
     "check_pda_lip",
     "check_ar_tanh",
     "check_pda_chain",
+    "AMPLIFY_RULE",
+    "subset_gain",
+    "worst_l1_over_h",
+    "worst_l1_over_osc",
+    "worst_instance",
+    "worst_relative_change",
+    "amplify_experiment",
+    "check_pda_amplify",
+    "plot_amplify",
     "plot_lipschitz",
     "plot_tanh",
     "plot_chain",
@@ -46,15 +57,21 @@ PRESETS = {
     "smoke": dict(lip_L=[2, 3, 10], lip_starts=8, lip_iter=60, sample_n=2_000,
                   tanh_L=[2, 3, 10], tanh_starts=8, tanh_iter=60,
                   osc_grid=[0.05, 0.5, 2.0, 8.0, 30.0], osc_L=4, osc_starts=6,
-                  chain_L=[64, 128, 256], eps=0.1, d=16, d_v=8, block=32),
+                  chain_L=[64, 128, 256], eps=0.1, d=16, d_v=8, block=32,
+                  amp_s=[1.0, 10.0, 100.0, 1e3, 1e4], amp_eps=[1e-3, 0.1, 0.5, 2.0], amp_L=[2, 3, 16],
+                  amp_typ_L=12, amp_typ_n=32, amp_proj=dict(L=32, d=16, m=32, trials=2)),
     "book": dict(lip_L=[2, 3, 10, 30, 100, 300, 1000], lip_starts=8, lip_iter=60, sample_n=4_000,
                  tanh_L=[2, 3, 10, 30, 100, 300, 1000], tanh_starts=8, tanh_iter=60,
                  osc_grid=np.geomspace(0.02, 60, 19).round(4).tolist(), osc_L=6, osc_starts=8,
-                 chain_L=[64, 256, 1024, 4096, 16384], eps=0.1, d=64, d_v=64, block=64),
+                 chain_L=[64, 256, 1024, 4096, 16384], eps=0.1, d=64, d_v=64, block=64,
+                 amp_s=np.geomspace(1, 1e4, 13).tolist(), amp_eps=[1e-3, 0.1, 0.5, 2.0], amp_L=[2, 3, 16],
+                 amp_typ_L=12, amp_typ_n=128, amp_proj=dict(L=64, d=64, m=128, trials=4)),
     "paper": dict(lip_L=[2, 3, 5, 10, 30, 100, 300, 1000, 3000], lip_starts=64, lip_iter=400, sample_n=200_000,
                   tanh_L=[2, 3, 5, 10, 30, 100, 300, 1000, 3000], tanh_starts=64, tanh_iter=400,
                   osc_grid=np.geomspace(0.01, 80, 33).round(4).tolist(), osc_L=8, osc_starts=16,
-                  chain_L=[64, 256, 1024, 4096, 16384, 65536], eps=0.1, d=64, d_v=64, block=128),
+                  chain_L=[64, 256, 1024, 4096, 16384, 65536], eps=0.1, d=64, d_v=64, block=128,
+                  amp_s=np.geomspace(1, 1e4, 33).tolist(), amp_eps=[1e-3, 0.01, 0.1, 0.5, 1.0, 2.0],
+                  amp_L=[2, 3, 4, 8, 12, 16], amp_typ_L=16, amp_typ_n=1024, amp_proj=dict(L=256, d=64, m=128, trials=16)),
 }
 
 #: Relative tolerance for "an inequality is violated" (float64 rounding of the softmax and the logits).
@@ -330,6 +347,241 @@ def check_pda_chain(scale=None, seed=0, data=None) -> Verdict:
                                 two_key_r_A_fro=[r["r_A_fro"] for r in tk], two_key_r_O_fro=[r["r_O_fro"] for r in tk],
                                 eps=p["eps"], L=p["chain_L"]),
                    thresholds=thr, scale=p["scale"])
+
+
+# --------------------------------------------------------------------------- PDA-amplify
+def _subsets(L, dtype):
+    """The 2^L − 2 proper non-empty subsets of range(L) as rows of a 0/1 matrix."""
+    idx = np.arange(1, 2**L - 1)
+    return ((idx[:, None] >> np.arange(L)) & 1).astype(dtype)
+
+
+def subset_gain(a, c, eps):
+    r"""The largest gain :math:`p'(A) - p(A)` of a set of mass :math:`a = p(A)`, :math:`c = 1 - a`, under :math:`\|h\|_\infty\le\epsilon`.
+
+    With :math:`h = \epsilon` on :math:`A` and :math:`-\epsilon` off it (the worst :math:`h` for that set),
+    :math:`p'(A) = ae^{2\epsilon}/(ae^{2\epsilon}+c)`, and the gain is :math:`ac\,(e^{2\epsilon}-1)/(ae^{2\epsilon}+c)`
+    (``c`` passed separately so that :math:`1 - a` is never formed by cancellation).
+
+    Examples
+    --------
+    >>> eps = 0.3; a = 1 / (1 + math.exp(eps))          # the best mass: the gain is tanh(eps/2)
+    >>> bool(np.isclose(subset_gain(a, 1 - a, eps), math.tanh(eps / 2)))
+    True
+    """
+    e = math.expm1(2 * eps)
+    return a * c * e / (a * e + a + c)
+
+
+def worst_l1_over_h(x, eps):
+    r"""Exact :math:`\max_{\|h\|_\infty\le\epsilon}\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1` per row of ``x``.
+
+    :math:`\tfrac12\|p'-p\|_1 = \max_A (p'(A)-p(A))`, and for each set :math:`A` the worst :math:`h` is
+    :math:`\pm\epsilon` (:func:`subset_gain`); so the maximum over all :math:`2^L-2` proper subsets (brute force,
+    vectorised; ``x`` of shape (n, L) with :math:`2\le L\le 16`) is exact. Computed in the dtype of ``x``
+    (float32 or float64). Returns ``(worst, best_sets)``: the (n,) values and the (n, L) 0/1 indicator of a
+    maximising set.
+
+    Examples
+    --------
+    >>> w, A = worst_l1_over_h(np.array([[0.0, 0.0]]), 0.5)    # two equal logits: tanh(eps)
+    >>> bool(np.isclose(w[0], math.tanh(0.5))), int(A[0].sum())
+    (True, 1)
+    """
+    x = np.asarray(x)
+    L = x.shape[1]
+    if not 2 <= L <= 16:
+        raise ValueError(f"x must have 2 to 16 columns, got {L}")
+    p = softmax(x, axis=-1)
+    B = _subsets(L, p.dtype)
+    a, c = p @ B.T, p @ (1 - B).T                       # (n, 2^L - 2): p(A) and p(A^c)
+    g = subset_gain(a, c, eps).astype(p.dtype, copy=False)
+    j = g.argmax(axis=1)
+    return 2 * g[np.arange(len(g)), j], B[j]
+
+
+def worst_l1_over_osc(s, L, eps):
+    r"""Exact :math:`\sup\{\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1 : \mathrm{osc}(x) = s,\ \|h\|_\infty\le\epsilon\}`.
+
+    For a set :math:`A` of :math:`k` keys the masses :math:`p(A)` reachable with :math:`\mathrm{osc}(x) = s` form the
+    interval :math:`[k/(k+(L-k)e^{s}),\ k/(k+(L-k)e^{-s})]` when :math:`L\ge3` (the set
+    :math:`\{\mathrm{osc} = s\}` modulo shifts is connected and :math:`p(A)` is monotone in each logit), and only its
+    two end points when :math:`L = 2`. The gain (:func:`subset_gain`) is unimodal in the mass with its peak at
+    :math:`1/(1+e^\epsilon)`, so the supremum is 2 × the gain at the peak clipped into the interval, maximised over k.
+    """
+    from scipy.special import expit  # noqa: PLC0415
+
+    k = np.arange(1, L)
+    lo, hi = np.log(k / (L - k)) - s, np.log(k / (L - k)) + s      # logits of the two end masses
+    if L == 2:
+        cand = np.array([lo, hi]).ravel()
+    else:
+        peak = -eps                                                    # logit of 1/(1 + e^eps)
+        cand = np.clip(peak, lo, hi)
+    return float(2 * subset_gain(expit(cand), expit(-cand), eps).max())
+
+
+def worst_instance(s, L, eps, dtype="float64"):
+    r"""Logits with :math:`\mathrm{osc}(x) = s` built to attain :func:`worst_l1_over_osc` (:math:`L\ge3`), evaluated.
+
+    For each k = 1 … L − 2: k keys at a common logit α, one key at 0 and the others at s, with α ∈ [0, s] solving
+    :math:`p(A) = 1/(1+e^\epsilon)` (clipped). Each x is evaluated by brute force (:func:`worst_l1_over_h`) and by
+    the literal change :func:`attnlab.l1_change` at its worst :math:`h = \pm\epsilon`. Returns a dict with ``worst``
+    (brute force, the best k), ``direct`` (l1_change at that x and h) and ``osc`` (of that x).
+    """
+    if L < 3:
+        raise ValueError(f"L must be at least 3, got {L}")
+    xs = []
+    for k in range(1, L - 1):
+        # k e^α / (k e^α + 1 + (L-k-1) e^s) = 1/(1+e^eps)  =>  α = log((1 + (L-k-1)e^s)/k) - eps
+        alpha = np.clip(np.logaddexp(0.0, math.log(L - k - 1) + s) - math.log(k) - eps, 0.0, s)
+        xs.append(np.r_[np.full(k, alpha), 0.0, np.full(L - k - 1, s)])
+    X = np.array(xs, dtype=dtype)
+    w, A = worst_l1_over_h(X, eps)
+    i = int(w.argmax())
+    h = (eps * (2 * A[i] - 1)).astype(dtype)
+    return dict(worst=float(w[i]), direct=float(l1_change(X[i], h)), osc=float(X[i].max() - X[i].min()))
+
+
+def worst_relative_change(x, eps):
+    r"""Exact :math:`\max_i\max_{\|h\|_\infty\le\epsilon} |p'_i/p_i - 1|` per row of ``x`` (logits of any size).
+
+    For key i the worst :math:`h` is :math:`+\epsilon` on i and :math:`-\epsilon` elsewhere (or the reverse), giving
+    :math:`p'_i/p_i - 1 = (1-p_i)(e^{2\epsilon}-1)/(p_i(e^{2\epsilon}-1)+1)`, largest at the smallest :math:`p_i`
+    and below :math:`e^{2\epsilon}-1` whatever x; :math:`p_i` comes from the log-softmax, so an underflowed
+    :math:`p_i` gives the limit :math:`e^{2\epsilon}-1` exactly.
+    """
+    from scipy.special import log_softmax  # noqa: PLC0415
+
+    pmin = np.exp(log_softmax(np.asarray(x, float), axis=-1).min(axis=-1))
+    up = (1 - pmin) * math.expm1(2 * eps) / (pmin * math.expm1(2 * eps) + 1)
+    down = (1 - pmin) * -math.expm1(-2 * eps) / (pmin * math.expm1(-2 * eps) + 1)
+    return np.maximum(up, down)
+
+
+def _projection_errors(s_grid, q, rng):
+    """Logits S = s·S0 (S0 = QKᵀ/√d scaled to unit std) and the projection's S̃: error sizes against s."""
+    L, d, m, trials = q["L"], q["d"], q["m"], q["trials"]
+    Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
+    S0 = Q @ K.T / math.sqrt(d)
+    Q = Q / S0.std()
+    Ps = [gaussian_projection(d, m, rng) for _ in range(trials)]
+    out = dict(s=list(s_grid), h_inf=[], row_l1=[], ratio=[])
+    for s in s_grid:
+        S = s * Q @ K.T / math.sqrt(d)
+        hs, l1s = [], []
+        for P in Ps:
+            h = projected_logits(s * Q, K, P) - S
+            hs.append(np.abs(h).max(axis=1))
+            l1s.append(np.abs(softmax(S + h, axis=-1) - softmax(S, axis=-1)).sum(axis=1))
+        hs, l1s = np.concatenate(hs), np.concatenate(l1s)
+        out["h_inf"].append(float(np.median(hs)))
+        out["row_l1"].append(float(np.median(l1s)))
+        out["ratio"].append(float((l1s / hs).max()))
+    return out
+
+
+@memoize
+def amplify_experiment(p, seed):
+    """PDA-amplify: exact worst cases over x with osc(x) = s, typical x = s·z (float64 and float32), relative changes
+    and the projection's errors, over the scale grid ``amp_s`` and tolerances ``amp_eps``."""
+    rng = np.random.default_rng([seed, 4])
+    s_grid, eps_grid = p["amp_s"], p["amp_eps"]
+    Z = rng.standard_normal((p["amp_typ_n"], p["amp_typ_L"]))
+    rows = []
+    for eps in eps_grid:
+        for s in s_grid:
+            sup = {L: worst_l1_over_osc(s, L, eps) for L in p["amp_L"]}
+            inst = [worst_instance(s, L, eps) for L in p["amp_L"] if L >= 3]
+            inst32 = [worst_instance(s, L, eps, "float32") for L in p["amp_L"] if L >= 3]
+            typ64 = worst_l1_over_h(s * Z, eps)[0]
+            typ32 = worst_l1_over_h((s * Z).astype(np.float32), eps)[0]
+            rows.append(dict(eps=eps, s=s, sup=max(sup.values()), sup_per_L={str(k): v for k, v in sup.items()},
+                             attained=max(r["worst"] for r in inst), direct=max(r["direct"] for r in inst),
+                             attained32=max(r["worst"] for r in inst32),
+                             typical=float(typ64.mean()), typical_max=float(typ64.max()),
+                             typical32=float(typ32.astype(float).mean()),
+                             f32_diff=float(np.abs(typ32.astype(float) - typ64).max()),
+                             rel_typical=float(worst_relative_change(s * Z, eps).max()),
+                             rel_bound=math.expm1(2 * eps), tanh=2 * math.tanh(eps / 2)))
+    proj = _projection_errors(s_grid, p["amp_proj"], rng)
+    return dict(rows=rows, projection=proj, s_min=min(s_grid), s_max=max(s_grid), L=p["amp_L"])
+
+
+#: The rule of PDA-amplify, stated before the run. R(s, ε) = (worst-case ℓ1 change over x with osc(x) = s and
+#: ‖h‖∞ ≤ ε) / ε, the most pessimistic of the exact supremum and the attained instances.
+AMPLIFY_RULE = dict(
+    tol=0.05,
+    amplification="max over the grid of R(s, ε) > 1 + tol",
+    especially_large="for some ε, worst case at s_max > (1 + tol) × worst case at s_min",
+    verified="both", corrected="exactly one", refuted="neither")
+
+
+def check_pda_amplify(scale=None, seed=0, data=None) -> Verdict:
+    """PDA-amplify by :data:`AMPLIFY_RULE`: does softmax amplify an additive logit error, more so at large logits?"""
+    p = _scale_p(scale)
+    data = amplify_experiment(p, seed) if data is None else data
+    rows, tol = data["rows"], AMPLIFY_RULE["tol"]
+    worst = {(r["eps"], r["s"]): max(r["sup"], r["attained"], r["direct"]) for r in rows}
+    ratio = max(w / e for (e, _), w in worst.items())
+    eps_list = sorted({e for e, _ in worst})
+    growth = {e: worst[(e, data["s_max"])] / worst[(e, data["s_min"])] for e in eps_list}
+    amp, grows = ratio > 1 + tol, max(growth.values()) > 1 + tol
+    verdict = "verified" if amp and grows else "corrected" if amp or grows else "refuted"
+    typ = {e: [r["typical"] for r in rows if r["eps"] == e] for e in eps_list}
+    e_mid = eps_list[len(eps_list) // 2]
+    proj = data["projection"]
+    rel = max(r["rel_typical"] / r["rel_bound"] for r in rows)
+    return Verdict(
+        "PDA-amplify", verdict,
+        f"The worst ℓ1 change of a softmax row per unit of ‖h‖∞ is at most {ratio:.7f} over osc(x) = "
+        f"{data['s_min']:g}–{data['s_max']:g} and ε = {eps_list[0]:g}–{eps_list[-1]:g} "
+        f"({'amplification' if amp else 'no amplification'}); worst case at s_max / at s_min is at most "
+        f"{max(growth.values()):.4f} ({'it grows' if grows else 'it does not grow'}), and for "
+        f"Gaussian logits s·z it {'falls' if typ[e_mid][-1] < typ[e_mid][0] else 'does not fall'} from {typ[e_mid][0]:.3g} to {typ[e_mid][-1]:.3g} at ε = {e_mid:g}. Relative "
+        f"changes of single probabilities reach at most {rel:.6f} of e^(2ε) − 1. The projection's own error "
+        f"‖S̃ − S‖∞ grows with the logits (median {proj['h_inf'][0]:.3g} at s = {proj['s'][0]:g}, "
+        f"{proj['h_inf'][-1]:.3g} at s = {proj['s'][-1]:g}).",
+        numbers=dict(max_ratio=ratio, growth_smax_over_smin={str(e): g for e, g in growth.items()},
+                     eps=eps_list, s_min=data["s_min"], s_max=data["s_max"], L=data["L"],
+                     typical_at_smin={str(e): v[0] for e, v in typ.items()},
+                     typical_at_smax={str(e): v[-1] for e, v in typ.items()},
+                     max_rel_over_bound=rel,
+                     max_f32_diff=max(r["f32_diff"] for r in rows),
+                     projection_h_inf_median=[proj["h_inf"][0], proj["h_inf"][-1]],
+                     projection_row_l1_median=[proj["row_l1"][0], proj["row_l1"][-1]]),
+        thresholds=AMPLIFY_RULE, scale=p["scale"])
+
+
+def plot_amplify(amp):
+    """Worst and typical ℓ1 change per unit ‖h‖∞ against the logit scale s; the projection's errors against s."""
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
+
+    fig, (a, b) = figure(2, 1)
+    rows = amp["rows"]
+    data = {}
+    for i, e in enumerate(sorted({r["eps"] for r in rows})):
+        sel = [r for r in rows if r["eps"] == e]
+        s = [r["s"] for r in sel]
+        col = OKABE_ITO[1 + i % 7]
+        a.plot(s, [max(r["sup"], r["attained"]) / e for r in sel], "-", color=col, label=f"worst, ε = {e:g}")
+        a.plot(s, [r["typical"] / e for r in sel], "--", color=col, label=f"Gaussian x, ε = {e:g}")
+        data[f"worst_eps{e:g}"] = [max(r["sup"], r["attained"]) / e for r in sel]
+        data[f"typical_eps{e:g}"] = [r["typical"] / e for r in sel]
+        data["s"] = s
+    a.axhline(1, color="k", ls=":", lw=1.5, label="ratio 1 (no amplification)")
+    a.set(xscale="log", yscale="log", ylim=(1e-4, 3), xlabel="logit scale s (osc(x), or x = s·z)",
+          ylabel="‖Δ softmax‖₁ / ‖h‖∞ (clipped at 1e-4)")
+    a.legend(fontsize=5, loc="lower left")
+    pr = amp["projection"]
+    b.plot(pr["s"], pr["h_inf"], "o-", label="projection error ‖S̃ − S‖∞ (median row)")
+    b.plot(pr["s"], pr["row_l1"], "s-", label="row ℓ1 attention error (median)")
+    b.plot(pr["s"], pr["ratio"], "^--", label="largest ℓ1 / ‖h‖∞")
+    b.set(xscale="log", yscale="log", xlabel="logit scale s", ylabel="error")
+    b.legend(fontsize=5, loc="center left")
+    fig.tight_layout()
+    data.update({f"proj_{k}": v for k, v in pr.items()})
+    return fig, data
 
 
 # --------------------------------------------------------------------------- plots
