@@ -47,6 +47,10 @@ EXPECTED = {
     "AR-sphere-ball": "verified",
     "AR-lower": "verified",
     "AR-synthetic": "verified",
+    "LR-sparse": "refuted",
+    "LR-wide": "verified",
+    "PDA-cubic": "corrected",
+    "PDA-speed": "unverifiable-here",
 }
 
 
