@@ -55,6 +55,10 @@ EXPECTED = {
     "LR-cost": "corrected",
     "PDA-def": "corrected",
     "PDA-amplify": "refuted",
+    "LR-sparse": "refuted",
+    "LR-wide": "verified",
+    "PDA-cubic": "corrected",
+    "PDA-speed": "unverifiable-here",
 }
 
 

@@ -97,3 +97,53 @@ def test_param_table_and_check():
     v = A.check_pda_param("smoke", data=rows)
     assert v.verdict == "verified" and 0.9 < v.numbers["slope"] < 1.5
     _close(A.plot_param(rows, 128))
+
+
+# ---- PDA-cubic
+def test_cubic_analysis_matches_the_rule():
+    res = A.cubic_analysis(TINY)
+    assert res["exponent_limit"] == 3 and math.isinf(res["cost_over_L3_limit"])
+    assert math.isinf(res["cost_over_std_limit"])
+    for r in res["rows"]:
+        assert math.isclose(r["m"], r["m_sympy"], rel_tol=1e-9) and r["exponent"] > 3
+    assert A.check_pda_cubic("smoke", data=res).verdict == "corrected"
+    _close(A.plot_cubic(res))
+
+
+def _cubic(rows_fn, lim_cubic, lim_std):
+    rows = [rows_fn(L) for L in (512, 8192, 1_000_000)]
+    return dict(rows=rows, exponent="e(L)", exponent_limit=3.0, cost_over_L3_limit=lim_cubic,
+                cost_over_std_limit=lim_std, cost_over_L3logL_limit="c")
+
+
+def _row(L, m, d=64):
+    return dict(d=d, L=L, m=m, m_sympy=m, cost=L**2 * m, std=L**2 * d, cubic=L**3, exponent=3.0, m_over_d=m / d)
+
+
+def test_pda_cubic_rule_reaches_every_verdict():
+    inf = float("inf")
+    assert A.check_pda_cubic("smoke", data=_cubic(lambda L: _row(L, 1e9 * L), inf, inf)).verdict == "corrected"
+    assert A.check_pda_cubic("smoke", data=_cubic(lambda L: _row(L, 32.0), 0.0, 0.5)).verdict == "refuted"
+    assert A.check_pda_cubic("smoke", data=_cubic(lambda L: _row(L, 128.0), 0.0, 2.0)).verdict == "verified"
+    wrong = _cubic(lambda L: dict(_row(L, 1e9 * L), m_sympy=2e9 * L), inf, inf)  # algebra off: refuted
+    assert A.check_pda_cubic("smoke", data=wrong).verdict == "refuted"
+
+
+# ---- PDA-speed
+def test_pda_speed_rule_reaches_every_verdict():
+    exps = dict(dense=2, blocked=1, pda=2, **{"pda-streamed": 1})
+    slow = _cost_rows(exps, seconds=dict(dense=1.0, blocked=1.0, pda=5.0, **{"pda-streamed": 9.0}))
+    fast = _cost_rows(exps, seconds=dict(dense=1.0, blocked=1.0, pda=0.5, **{"pda-streamed": 0.5}))
+    v = A.check_pda_speed("smoke", data=slow)
+    assert v.verdict == "unverifiable-here" and v.numbers["faster_at"] == [] and v.numbers["reported"] == []
+    assert A.check_pda_speed("smoke", data=fast).verdict == "unverifiable-here"  # not verified by another experiment
+    claimed = (dict(L=1000, speedup=3.0),)
+    assert A.check_pda_speed("smoke", data=slow, reported=claimed).verdict == "refuted"
+    assert A.check_pda_speed("smoke", data=fast, reported=claimed).verdict == "verified"
+
+
+def test_speed_extrapolation_models():
+    rows = _cost_rows(dict(dense=2, blocked=1, pda=2, **{"pda-streamed": 1}))
+    ext = A.speed_extrapolation(rows, 4096)
+    assert math.isclose(ext["dense"]["seconds"], 1e-9 * 4096**2)  # t = 1e-9 L^2 exactly
+    assert math.isclose(ext["dense"]["bytes"], 4096.0**2) and math.isclose(ext["blocked"]["bytes"], 4096.0)

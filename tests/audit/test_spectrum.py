@@ -85,3 +85,82 @@ def test_kernel_experiment_and_check():
     assert A.check_lr_kernel("smoke", data=(rows, adv)).verdict == "verified"
     bad = [dict(rows[0], min_rel=-0.1)] + rows[1:]
     assert A.check_lr_kernel("smoke", data=(bad, adv)).verdict == "refuted"
+
+
+# ---- LR-sparse: the seed's scenario, and the rule on planted evidence
+def test_sparse_support_patterns():
+    rng = np.random.default_rng(0)
+    for pattern in A.PATTERNS:
+        M = A.sparse_support(pattern, 96, rng)
+        k = M.sum(axis=1)
+        assert M.shape == (96, 96) and not M.diagonal().any(), pattern
+        assert k.min() >= 3 and k.max() <= 5, pattern
+    assert A.sparse_support("hubs", 96, rng).any(axis=0).sum() <= 8
+    band = A.sparse_support("band", 96, rng)
+    i, j = np.nonzero(band)
+    inner = (i >= 5) & (i < 91)
+    assert np.abs(i - j)[inner].max() <= 3 and np.abs(i - j).max() <= 5  # one-sided at the two ends
+    ideal, soft = A.sparse_attention(band, rng, margin=10.0)
+    assert np.allclose(ideal.sum(axis=1), 1) and np.allclose(soft.sum(axis=1), 1)
+    assert (soft * band).sum(axis=1).min() > 0.5 and soft.min() > 0
+    with pytest.raises(ValueError, match="pattern"):
+        A.sparse_support("nope", 8, rng)
+
+
+def test_sparse_experiment_and_check():
+    p = dict(TINY, sparse_n=64, sparse_margin=10.0, sparse_eps=0.5)
+    rows = A.sparse_experiment(p, 0)
+    assert len(rows) == 2 * len(A.PATTERNS)
+    for r in rows:
+        assert 1 <= r["r_lower"] <= r["r_upper"] <= r["n"] and r["upper_error"] <= r["eps"]
+        assert 1 <= r["k90"] <= r["n"]
+    hubs = [r for r in rows if r["pattern"] == "hubs"]
+    assert all(r["k90"] <= 8 for r in hubs)  # at most 8 distinct keys
+    v = A.check_lr_sparse("smoke", data=rows)
+    assert v.claim == "LR-sparse" and v.verdict in VERDICTS
+    _close(A.plot_sparse(rows))
+
+
+def _sparse_rows(spec, n=1024):
+    """Planted cases: pattern -> (k90, r_lower, r_upper), both realisations alike."""
+    return [dict(pattern=pt, realisation=real, n=n, eps=0.5, k90=k, r_lower=lo, r_upper=up)
+            for pt, (k, lo, up) in spec.items() for real in ("ideal", "softmax")]
+
+
+def test_lr_sparse_rule_reaches_every_verdict():
+    high, low, mid = (500, 200, 900), (8, 2, 8), (100, 20, 400)
+    refuted = _sparse_rows(dict(random=high, band=high, permutation=high, hubs=low, clusters=low))
+    assert A.check_lr_sparse("smoke", data=refuted).verdict == "refuted"
+    verified = _sparse_rows(dict(random=low, band=low, permutation=low, hubs=low, clusters=low))
+    assert A.check_lr_sparse("smoke", data=verified).verdict == "verified"
+    some = _sparse_rows(dict(random=high, band=low, permutation=mid, hubs=low, clusters=low))
+    assert A.check_lr_sparse("smoke", data=some).verdict == "corrected"
+    # a large lower certificate alone makes a case high-rank, even with a small k90
+    ell1 = _sparse_rows(dict(random=(50, 200, 900), band=(50, 200, 900), permutation=(50, 200, 900), hubs=low,
+                             clusters=low))
+    assert A.check_lr_sparse("smoke", data=ell1).verdict == "refuted"
+
+
+# ---- LR-wide: the demo with d_k >= n
+def _wide_rows(k90_wide, k90_narrow, n=32):
+    def spectrum(k):  # k equal singular values, then zeros: energy_count(s, 0.9) = ceil(0.9 k)
+        return [1.0] * k + [0.0] * (n - k)
+    return ([dict(n=n, d=2, trial=0, s=spectrum(k90_narrow)), dict(n=n, d=4, trial=0, s=spectrum(k90_narrow)),
+             dict(n=n, d=16, trial=0, s=spectrum(n)), dict(n=n, d=64, trial=0, s=spectrum(k90_wide))])
+
+
+def test_lr_wide_rule_reaches_every_verdict():
+    fast = _wide_rows(k90_wide=4, k90_narrow=3)
+    v = A.check_lr_wide("smoke", data=fast)
+    assert v.verdict == "verified" and v.numbers["t_median"] < 0.5
+    flat = _wide_rows(k90_wide=32, k90_narrow=3)
+    v = A.check_lr_wide("smoke", data=flat)
+    assert v.verdict == "refuted" and v.numbers["t_median"] > 0.5
+
+
+def test_lr_wide_on_the_demo_rows():
+    rows = A.rank_experiment(dict(TINY, n=[16, 32], d=[2, 4, 32, 64]), 0)
+    tab = A.wide_table(rows)
+    assert [x["n"] for x in tab] == [16, 32] and all(0 < x["narrow"] <= x["flat"] for x in tab)
+    assert A.check_lr_wide("smoke", data=rows).verdict in ("verified", "refuted")
+    _close(A.plot_wide(rows))

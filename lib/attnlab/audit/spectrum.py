@@ -1,4 +1,5 @@
-r"""Chapter 03 (notebooks/03-spectrum.ipynb): the evidence for claims PDA-ey, LR-rank, LR-cutoff, LR-energy, LR-kernel.
+r"""Chapter 03 (notebooks/03-spectrum.ipynb): the evidence for claims PDA-ey, LR-rank, LR-cutoff, LR-energy, LR-kernel,
+LR-sparse and LR-wide.
 
 Singular values of :math:`A = \mathrm{rowsoftmax}(b\,QK^\top/\sqrt d)` for Gaussian and structured inputs
 (:func:`make_inputs`), the Eckart–Young identity and the power-law tail bound of PDA §3.6, the rank of the scores
@@ -18,6 +19,8 @@ from tqdm import tqdm
 
 from .._validate import positive_int
 from ..exact import attention_matrix
+from ..logits import softmax
+from ..rank_certificates import rank_lower_certificate, rank_upper_certificate
 from ..spectrum import (energy_count, envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values,
                         softmax_kernel, tail_norm)
 from .cache import memoize
@@ -37,29 +40,44 @@ __all__ = [
     "check_lr_cutoff",
     "check_lr_energy",
     "check_lr_kernel",
+    "PATTERNS",
+    "sparse_support",
+    "sparse_attention",
+    "sparse_experiment",
+    "check_lr_sparse",
+    "check_lr_wide",
+    "wide_table",
     "plot_demo_spectra",
     "plot_energy",
     "plot_tail_bound",
+    "plot_sparse",
+    "plot_wide",
 ]
 
 #: Sizes per scale. ``n``/``d`` are the demo grid of seed 001; ``energy_*`` the energy sweep; ``b`` multipliers of 1/√d.
 PRESETS = {
     "smoke": dict(n=[16, 32], d=[2, 4, 16, 64], trials=1, energy_n=[32, 64, 128], energy_d=[8, 64],
                   b=[0.5, 1, 4], energy_trials=1, ey_n=[32, 64], ey_r=[1, 2, 4, 8], fit_n=64,
-                  kernel_n=[8, 32], kernel_d=[2, 8], kernel_trials=2, kernel_search=1),
+                  kernel_n=[8, 32], kernel_d=[2, 8], kernel_trials=2, kernel_search=1,
+                  sparse_n=256, sparse_margin=10.0, sparse_eps=0.5),
     "book": dict(n=[16, 32, 48, 64], d=[2, 4, 8, 16, 32, 64], trials=3, energy_n=[32, 64, 128, 256],
                  energy_d=[8, 64], b=[0.25, 0.5, 1, 2, 4, 8], energy_trials=1, ey_n=[64, 256, 512],
                  ey_r=[1, 2, 4, 8, 16, 32, 64], fit_n=512, kernel_n=[8, 32, 128], kernel_d=[2, 8, 64],
-                 kernel_trials=3, kernel_search=2),
+                 kernel_trials=3, kernel_search=2, sparse_n=1024, sparse_margin=10.0, sparse_eps=0.5),
     "paper": dict(n=[16, 32, 48, 64], d=[2, 4, 8, 16, 32, 64], trials=20,
                   energy_n=[32, 64, 128, 256, 512, 1024, 2048], energy_d=[8, 16, 64, 128],
                   b=[0.125, 0.25, 0.5, 1, 2, 4, 8, 16], energy_trials=5, ey_n=[64, 256, 1024, 2048],
                   ey_r=[1, 2, 4, 8, 16, 32, 64, 128], fit_n=2048, kernel_n=[8, 32, 128, 512],
-                  kernel_d=[2, 8, 64, 128], kernel_trials=20, kernel_search=16),
+                  kernel_d=[2, 8, 64, 128], kernel_trials=20, kernel_search=16,
+                  sparse_n=1024, sparse_margin=10.0, sparse_eps=0.5),
 }
 
 #: Input families: Gaussian Q, K (the demo's); keys in 8 tight clusters; local (banded) attention from positions.
 KINDS = ("gaussian", "clustered", "local")
+
+#: LR-sparse: who attends to whom when each of n tokens attends to 3–5 others (seed 001, l. 62); see
+#: :func:`sparse_support`.
+PATTERNS = ("random", "band", "hubs", "clusters", "permutation")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -345,6 +363,181 @@ def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
         scale=p["scale"])
 
 
+# --------------------------------------------------------------------------- LR-sparse: the seed's own scenario
+def sparse_support(pattern, n, rng, *, k_min: int = 3, k_max: int = 5, hubs: int = 8, cluster_size: int = 32,
+                   leaders: int = 6):
+    r"""Boolean ``n × n`` mask: token i attends to :math:`k_i\sim\mathcal U\{k_{\min},\dots,k_{\max}\}` other tokens.
+
+    ``"random"``: any others, uniformly. ``"band"``: the nearest others (|i − j| ≤ 3 away from the ends; ties broken at random).
+    ``"hubs"``: ``hubs`` shared tokens that everyone attends to (a few of them each). ``"clusters"``: contiguous
+    clusters of ``cluster_size`` tokens, each with ``leaders`` distinct leader tokens; a token attends to leaders
+    of its own cluster. ``"permutation"``: the union of ``k_max`` random permutations (row i takes the first :math:`k_i` of
+    :math:`\pi_1(i),\dots`), so every key is attended by about as many queries as it has (no hubs). No token
+    attends to itself. Vectorised: a random score per allowed key, then the :math:`k_i` best per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab.audit.spectrum import sparse_support
+    >>> M = sparse_support("band", 8, np.random.default_rng(0))
+    >>> bool(np.all((M.sum(axis=1) >= 3) & (M.sum(axis=1) <= 5))), bool(M.diagonal().any())
+    (True, False)
+    """
+    n = positive_int(n, "n")
+    if pattern not in PATTERNS:
+        raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
+    k = rng.integers(k_min, k_max + 1, n)
+    i = np.arange(n)
+    C = np.full((n, n), -np.inf)
+    if pattern == "random":
+        C = rng.random((n, n))
+    elif pattern == "band":
+        C = -np.abs(i[:, None] - i[None, :]) + 0.5 * rng.random((n, n))
+    elif pattern == "hubs":
+        h = rng.choice(n, min(hubs, n), replace=False)
+        C[:, h] = rng.random((n, h.size))
+    elif pattern == "clusters":
+        lab = i // cluster_size
+        starts = np.arange(0, n, cluster_size)
+        sizes = np.minimum(cluster_size, n - starts)
+        offsets = np.argsort(rng.random((starts.size, cluster_size)), axis=1)[:, :leaders]  # distinct leaders
+        lead = starts[:, None] + offsets % sizes[:, None]
+        C[i[:, None], lead[lab]] = rng.random((n, leaders))
+    else:  # permutation
+        for rank_ in range(k_max):
+            perm = rng.permutation(n)
+            C[i, perm] = np.maximum(C[i, perm], k_max - rank_ + 0.5 * rng.random(n))
+    C[i, i] = -np.inf
+    kth = -np.sort(-C, axis=1)[i, np.minimum(k, n) - 1]
+    return (C >= kth[:, None]) & np.isfinite(C)
+
+
+def sparse_attention(mask, rng, *, margin: float = 10.0):
+    r"""The two realisations of a support ``mask``: the ideal row-stochastic matrix and a genuine softmax.
+
+    Ideal: weight :math:`1/k_i` on each attended key. Softmax: :math:`\mathrm{rowsoftmax}(\text{margin}\cdot M + G)`,
+    :math:`G_{ij}\sim\mathcal N(0,1)`: every entry is positive, and the attended keys carry most of the mass
+    (about 98% at margin 10 and n = 1024).
+    """
+    counts = mask.sum(axis=1, keepdims=True)
+    ideal = mask / np.maximum(counts, 1)
+    soft = softmax(margin * mask + rng.standard_normal(mask.shape))
+    return ideal, soft
+
+
+@memoize
+def sparse_experiment(p: dict, seed: int):
+    r"""LR-sparse: for each pattern of :data:`PATTERNS` at n = ``sparse_n``, both realisations: k90 (the rank that
+    90% of :math:`\|A\|_F^2` needs) and the rank that a row-ℓ1 error ≤ ``sparse_eps`` needs, bracketed by the book's
+    certificates: :func:`attnlab.rank_lower_certificate` (no matrix of smaller rank is that close) and
+    :func:`attnlab.rank_upper_certificate` with ``method="svd"`` (a truncated SVD that is that close, checked row by
+    row).
+    """
+    rng = np.random.default_rng(seed)
+    n, eps = p["sparse_n"], p["sparse_eps"]
+    rows = []
+    for pattern in PATTERNS:
+        M = sparse_support(pattern, n, rng)
+        for realisation, A in zip(("ideal", "softmax"), sparse_attention(M, rng, margin=p["sparse_margin"])):
+            s = singular_values(A)
+            up = rank_upper_certificate(A, eps, "svd")
+            lo = rank_lower_certificate(A, eps)
+            rows.append(dict(pattern=pattern, realisation=realisation, n=n, eps=eps,
+                             k_mean=float(M.sum(axis=1).mean()), keys_used=int(M.any(axis=0).sum()),
+                             mass_on_support=float((A * M).sum(axis=1).mean()), k90=energy_count(s, 0.9),
+                             r_upper=int(up.rank), upper_error=float(up.error), r_lower=int(lo.M),
+                             s=(s / s[0]).tolist()))
+    return rows
+
+
+def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
+    r"""Verdict for LR-sparse: is the seed's sparse attention matrix (each token attends to 3–5 others) low-rank?
+
+    Rule, fixed before the run: call a case *high-rank* if k90 > n/8 or the lower certificate proves that row-ℓ1
+    error ≤ ε needs rank > n/8, and *low-rank* if k90 ≤ n/8 and the upper certificate reaches ε with rank ≤ n/8
+    (at rank n/8 a factorisation stores a quarter of the dense matrix, and 2n/8 numbers per row against 3–5 for
+    the sparse matrix itself). Refuted if more than half of the cases (pattern × realisation) are high-rank;
+    verified if all are low-rank; corrected otherwise (it holds for some patterns only).
+    """
+    p = preset(PRESETS, scale)
+    rows = sparse_experiment(p, seed) if data is None else data
+    high = [r for r in rows if r["k90"] > r["n"] / 8 or r["r_lower"] > r["n"] / 8]
+    low = [r for r in rows if r["k90"] <= r["n"] / 8 and r["r_upper"] <= r["n"] / 8]
+    if len(high) > len(rows) / 2:
+        verdict = "refuted"
+    elif len(low) == len(rows):
+        verdict = "verified"
+    else:
+        verdict = "corrected"
+    n = rows[0]["n"]
+
+    def names(rs):
+        return [x for x in dict.fromkeys(r["pattern"] for r in rs)]
+
+    k90_high = [r["k90"] / r["n"] for r in high]
+    return Verdict(
+        "LR-sparse", verdict,
+        f"n = {n}, each token attending to 3–5 others: {len(high)} of {len(rows)} cases (pattern × ideal/softmax) "
+        f"need rank > n/8 = {n / 8:.0f} ({', '.join(names(high)) or 'none'}; k90 there is "
+        + (f"{min(k90_high):.0%}–{max(k90_high):.0%} of n" if high else "—")
+        + f"), {len(low)} are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); row-ℓ1 error "
+        f"≤ {rows[0]['eps']} needs rank between {min(r['r_lower'] for r in rows)} and "
+        f"{max(r['r_upper'] for r in rows)} over the cases."
+        + (" Sparsity is not low rank: rows on distinct keys are nearly orthogonal." if verdict == "refuted" else ""),
+        numbers=dict(n=n, cases=len(rows), high_rank=len(high), low_rank=len(low),
+                     per_case={f"{r['pattern']} {r['realisation']}": dict(k90=r["k90"], r_lower=r["r_lower"],
+                                                                           r_upper=r["r_upper"]) for r in rows}),
+        thresholds=dict(high="k90 > n/8 or lower certificate (row-ℓ1 ≤ eps) > n/8",
+                        low="k90 <= n/8 and upper certificate (row-ℓ1 ≤ eps) <= n/8",
+                        refuted="more than half of the cases high-rank", verified="every case low-rank",
+                        corrected="otherwise"),
+        scale=p["scale"])
+
+
+# --------------------------------------------------------------------------- LR-wide: the demo with d_k >= n
+def wide_table(rows):
+    """Per n of the demo grid: median k90/n for d ≥ n ('wide'), for d ≤ n/8 ('narrow', d ≪ n), for a flat
+    spectrum (⌈0.9n⌉/n), and the position t = (wide − narrow)/(flat − narrow) of the wide case between them."""
+    out = []
+    for n in sorted({r["n"] for r in rows}):
+        def frac(sel):
+            v = [energy_count(np.asarray(r["s"]), 0.9) / n for r in rows if r["n"] == n and sel(r["d"])]
+            return float(np.median(v)) if v else None
+        wide, narrow = frac(lambda d: d >= n), frac(lambda d: 8 * d <= n)
+        flat = math.ceil(0.9 * n) / n
+        if wide is None or narrow is None:
+            continue
+        out.append(dict(n=n, wide=wide, narrow=narrow, flat=flat,
+                        t=(wide - narrow) / (flat - narrow) if flat > narrow else float("nan")))
+    return out
+
+
+def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
+    r"""Verdict for LR-wide: with d_k ≥ n, do the demo's singular values "still decay fast"?
+
+    Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
+    draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
+    t = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
+    t < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
+    """
+    p = preset(PRESETS, scale)
+    rows = rank_experiment(p, seed) if data is None else data
+    tab = wide_table(rows)
+    t = float(np.median([x["t"] for x in tab]))
+    verdict = "verified" if t < 0.5 else "refuted"
+    return Verdict(
+        "LR-wide", verdict,
+        f"Demo inputs (Gaussian Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ n, 90% of the energy needs "
+        f"{min(x['wide'] for x in tab):.0%}–{max(x['wide'] for x in tab):.0%} of the singular values, against "
+        f"{min(x['narrow'] for x in tab):.0%}–{max(x['narrow'] for x in tab):.0%} for d_k ≤ n/8 and 90% for a flat "
+        f"spectrum; the wide case sits at t = {t:.2f} of the way from the d_k ≪ n case to flat (median over "
+        f"n ∈ {[x['n'] for x in tab]}): {'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}.",
+        numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
+        thresholds=dict(verified="median over n of t < 0.5", refuted="t >= 0.5",
+                        t="(k90/n at d ≥ n − k90/n at d ≤ n/8) / (⌈0.9n⌉/n − k90/n at d ≤ n/8)"),
+        scale=p["scale"])
+
+
 # --------------------------------------------------------------------------- figures
 def plot_demo_spectra(rows, n: int):
     """Normalised singular values of A for the demo's d at one n (first draw), with the cut-off d marked."""
@@ -400,5 +593,50 @@ def plot_tail_bound(rows, n: int):
         data[f"{kind}_r"], data[f"{kind}_tail"], data[f"{kind}_bound"] = r_, [r["tail"] for r in rs], b
     ax.set_xlabel("rank r")
     ax.set_ylabel("frobenius error")
+    ax.legend(fontsize=6)
+    return fig, data
+
+
+def plot_sparse(rows):
+    """k90 and the row-ℓ1 rank bracket [lower, upper] as fractions of n, per pattern and realisation."""
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
+
+    fig, ax = figure(width=4.2, height=3.0)
+    pats = [x for x in PATTERNS if any(r["pattern"] == x for r in rows)]
+    data = {}
+    for j, real in enumerate(("ideal", "softmax")):
+        rs = [next(r for r in rows if r["pattern"] == pt and r["realisation"] == real) for pt in pats]
+        x = np.arange(len(pats)) + (j - 0.5) * 0.3
+        n = np.array([r["n"] for r in rs], float)
+        k90, lo, up = (np.array([r[k] for r in rs]) / n for k in ("k90", "r_lower", "r_upper"))
+        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, label=f"{real}: row-ℓ1 rank bracket")
+        ax.plot(x, k90, "o", color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: k90")
+        data[f"{real}_k90"], data[f"{real}_lower"], data[f"{real}_upper"] = k90.tolist(), lo.tolist(), up.tolist()
+    ax.axhline(1 / 8, color="k", ls=":", lw=1, label="n/8")
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(pats)), pats, fontsize=7)
+    ax.set_ylabel("rank needed / n")
+    ax.legend(fontsize=5)
+    data["pattern"] = pats
+    return fig, data
+
+
+def plot_wide(rows):
+    """k90/n against d/n on the demo grid (median over draws), one curve per n, with the flat spectrum's 0.9."""
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
+
+    fig, ax = figure(width=4.2, height=3.0)
+    data = {}
+    for i, n in enumerate(sorted({r["n"] for r in rows})):
+        ds = sorted({r["d"] for r in rows if r["n"] == n})
+        y = [float(np.median([energy_count(np.asarray(r["s"]), 0.9) / n for r in rows
+                              if r["n"] == n and r["d"] == d])) for d in ds]
+        ax.semilogx(np.array(ds) / n, y, "o-", color=OKABE_ITO[1 + i % 7], label=f"n = {n}")
+        data[f"d_over_n_{n}"], data[f"k90_over_n_{n}"] = (np.array(ds) / n).tolist(), y
+    ax.axhline(0.9, color="k", ls=":", lw=1, label="flat spectrum")
+    ax.axvline(1, color="0.5", lw=1)
+    ax.axvline(1 / 8, color="0.5", lw=1, ls="--")
+    ax.set_xlabel("d_k / n")
+    ax.set_ylabel("k90 / n")
     ax.legend(fontsize=6)
     return fig, data
