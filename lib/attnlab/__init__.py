@@ -20,6 +20,7 @@ from .projection import *  # noqa: F403
 from .rank import *  # noqa: F403
 from .rank_implicit import *  # noqa: F403
 from .softmax import *  # noqa: F403
+from .sparse_patterns import *  # noqa: F403
 from .spectrum import *  # noqa: F403
 
 __version__ = "0.1.0"
@@ -27,5 +28,5 @@ __version__ = "0.1.0"
 #: The library's modules, one topic each (``attnlab.softmax`` and ``attnlab.attention`` are the functions; their
 #: modules are ``sys.modules["attnlab.softmax"]``, …); ``__all__`` is the union of theirs.
 MODULES = ("adversarial", "attention", "backend", "gradient", "hardness", "jl", "pda", "perturbation", "projection",
-           "rank", "rank_implicit", "softmax", "spectrum")
+           "rank", "rank_implicit", "softmax", "sparse_patterns", "spectrum")
 __all__ = sorted({name for mod in MODULES for name in _importlib.import_module(f".{mod}", __name__).__all__})
