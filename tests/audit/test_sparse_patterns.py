@@ -50,10 +50,10 @@ def test_sp_approx_verified_refuted_unverifiable():
     above["full"][0] = row(512, 5000.0, 1000.0)
     assert sp.check_sp_approx("smoke", data=(above, robust())).verdict == "refuted"
     failed = scaling()
-    failed["full"][0] = row(4096, math.inf, 1000.0)  # searched up to 8L = 32768 > bound
+    failed["full"][0] = row(4096, math.inf, 10000.0)  # searched up to 8L = 32768 > bound
     assert sp.check_sp_approx("smoke", data=(failed, robust())).verdict == "refuted"
     short = scaling()
-    short["full"][0] = row(64, math.inf, 10**6)  # searched only to 8L = 512 < bound
+    short["full"][0] = row(64, math.inf, 10**6)  # searched only to 4096 < bound
     assert sp.check_sp_approx("smoke", data=(short, robust())).verdict == "unverifiable-here"
 
 
@@ -64,8 +64,8 @@ def test_sp_exp_every_reachable_verdict():
     assert sp.check_sp_exp("smoke", data=scaling("L")).verdict == "refuted"
     assert sp.check_sp_exp("smoke", data=scaling("sqrt")).verdict == "refuted"
     assert sp.check_sp_exp("smoke", data=scaling("log", causal_law="L")).verdict == "refuted"
-    assert sp.check_sp_exp("smoke", data=scaling("log", q16=0.5)).verdict == "refuted"
-    assert sp.check_sp_exp("smoke", data=scaling("log", far=2.0)).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("log", q16=0.3)).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("log", far=1.5)).verdict == "refuted"
 
 
 def test_growth_laws_decide_the_planted_law():
@@ -87,7 +87,7 @@ def test_sp_robust_every_reachable_verdict():
 
 
 # ---------------------------------------------------------------------------------------------- SP-tight
-@pytest.mark.parametrize("far, verdict", [(100.0, "corrected"), (3.0, "refuted"), (0.5, "refuted")])
+@pytest.mark.parametrize("far, verdict", [(100.0, "corrected"), (1.5, "refuted"), (0.5, "refuted")])
 def test_sp_tight_every_reachable_verdict(far, verdict):
     assert sp.check_sp_tight("smoke", data=scaling("log", far=far)).verdict == verdict
 
