@@ -92,6 +92,16 @@ def test_float32_and_float64_logits_agree():
     np.testing.assert_allclose(r32[0], r64[0], atol=1e-4)
 
 
+def test_extreme_ratios_stay_finite():
+    A = np.array([[1e-300, 1e300], [0.0, 1.0]])
+    B = log_target(A, 1.0, 0.5)
+    assert np.isfinite(B).all() and B[0, 1] - B[0, 0] == pytest.approx(600 * math.log(10))
+    assert pattern_profile(A)[1] == math.inf
+    A = np.array([[1e-100, 1e100], [0.0, 1.0]])  # a ratio of 1e200 still fits in a float64 attention row
+    e = element_ratio_error(softmax(log_target(A, 1.0, 0.5)), A)
+    assert e.ratio < 1e-9 and e.leakage <= 0.5
+
+
 # ------------------------------------------------------------------------------------------- the measure by hand
 def test_measure_hand_cases():
     A = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])

@@ -143,7 +143,8 @@ def pattern_profile(A):
     k = int(max(mask.sum(axis=0).max(), mask.sum(axis=1).max()))
     hi = np.where(mask, A, 0.0).max(axis=1)
     lo = np.where(mask, A, np.inf).min(axis=1)
-    return k, float((hi / lo).max())
+    with np.errstate(over="ignore"):
+        return k, float(np.exp((np.log(hi) - np.log(lo)).max()))  # inf if a ratio exceeds the float range
 
 
 def _checked_target(A, k, gamma, causal):
@@ -165,7 +166,7 @@ def _checked_target(A, k, gamma, causal):
 def _log_support(A, eps1, eps2):
     sup = _support(A)
     lo = np.where(sup.valid, sup.vals, np.inf).min(axis=1, keepdims=True)
-    b = np.log(sup.vals / lo) + math.log((1 + eps1) / eps2)
+    b = (np.log(sup.vals) - np.log(lo)) + math.log((1 + eps1) / eps2)  # no overflow for ratios beyond 1e308
     return sup, b
 
 
