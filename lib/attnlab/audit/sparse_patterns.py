@@ -26,7 +26,7 @@ __all__ = ["PRESETS", "LAWS", "random_sparse_target", "search_dimension", "scali
 PRESETS = {
     "smoke": dict(L=[64, 96, 128, 192], k=2, gamma=2.0, eps1=2.0, eps2=0.5, targets=2, draws=6, grid=8,
                   robust_L=64, robust_k=[1, 2, 4], robust_gamma=[1.0, 2.0], robust_eps=[[2.0, 0.5], [1.0, 0.5]],
-                  time_L=[64, 128, 256], time_reps=2, Q=[1, 4, 16]),
+                  time_L=[64, 128, 256, 512], time_reps=2, Q=[1, 4, 16]),
     "book": dict(L=[512, 1024, 2048, 3072], k=2, gamma=2.0, eps1=2.0, eps2=0.5, targets=2, draws=8, grid=10,
                  robust_L=512, robust_k=[1, 2, 4], robust_gamma=[1.0, 2.0, 4.0], robust_eps=[[2.0, 0.5], [1.0, 0.5],
                                                                                             [2.0, 0.2]],
