@@ -24,6 +24,7 @@ from .rank_instances import *  # noqa: F403
 from .rank_interaction import *  # noqa: F403
 from .rank_lattice import *  # noqa: F403
 from .rank_sphere import *  # noqa: F403
+from .sparse_patterns import *  # noqa: F403
 from .spectrum import *  # noqa: F403
 from .subquadratic import *  # noqa: F403
 
@@ -47,6 +48,7 @@ MODULES = (
     "rank_interaction",
     "rank_lattice",
     "rank_sphere",
+    "sparse_patterns",
     "spectrum",
     "subquadratic",
 )

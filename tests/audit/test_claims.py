@@ -59,6 +59,10 @@ EXPECTED = {
     "LR-wide": "verified",
     "PDA-cubic": "corrected",
     "PDA-speed": "unverifiable-here",
+    "SP-approx": "verified",
+    "SP-exp": "unverifiable-here",
+    "SP-robust": "verified",
+    "SP-tight": "corrected",
 }
 
 

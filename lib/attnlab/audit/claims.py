@@ -117,10 +117,12 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- sparse patterns, seed 002
     Claim("SP-approx", S002, "main theorem",
           "Any matrix with ≤ k nonzeros per row and column and bounded ratio variation γ is approximated, preserving "
-          "element ratios, by softmax(X W_Q W_Kᵀ Xᵀ) with hidden size d = O(log L) (constructive proof)."),
+          "element ratios, by softmax(X W_Q W_Kᵀ Xᵀ) with hidden size d = O(log L) (constructive proof).",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_approx"),
     Claim("SP-exp", S002, "experiments",
           "L from 512 to 3072: the smallest working d grows like log L, far below the bound; resampling matters little; "
-          "the causal case behaves the same."),
+          "the causal case behaves the same.",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_exp"),
     # ---- any temperature, seed 003
     Claim("AT-1d", S003, "Lemma 3.1 / Algorithm 1",
           "d = 1: windowed polynomial approximation with prefix sums gives entrywise error ε in time Õ(n·polylog(B/ε)).",
@@ -203,9 +205,11 @@ CLAIMS: tuple[Claim, ...] = (
           "Linformer O(nk) and Performer O(nmd) time and memory, faster than standard attention.",
           "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_cost"),
     Claim("SP-robust", S002, "l. 11, 28, 34",
-          "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ."),
+          "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ.",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_robust"),
     Claim("SP-tight", S002, "l. 6, 34",
-          "The smallest working d sits far below the bound, said to verify the tightness of the theory."),
+          "The smallest working d sits far below the bound, said to verify the tightness of the theory.",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_tight"),
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
           "oracle error O(η) still separates (1 ± η)c_i."),

@@ -1,0 +1,687 @@
+r"""Sparse patterns from a fixed self-attention layer (Likhosherstov, Choromanski and Weller, 2021).
+
+The construction, for a target :math:`A\in\mathbb R^{L\times L}_{\ge0}` with at most :math:`k` nonzeros per row and
+column and ratio variation at most :math:`\gamma` inside each row:
+
+1. the log-transformed target :math:`B` (:func:`log_target`): :math:`B_{ij} = \log(A_{ij}/\min_{S_i}A) + c` on the
+   support :math:`S_i = \{j : A_{ij} > 0\}`, :math:`B_{ij} = 0` off it, with :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`;
+2. a factorisation :math:`B = DV^\top` with orthonormal :math:`V` (the SVD :math:`B = U\Sigma V^\top`, :math:`D = U\Sigma`);
+3. a random projection :math:`Y` to dimension :math:`d` of both factors, :math:`X^{(1)} = DY`, :math:`X^{(2)} = VY`;
+4. fixed parameters :math:`W_Q = [I_d; 0]`, :math:`W_K = [0; I_d]` and inputs :math:`X = [X^{(1)}, X^{(2)}]`, so that
+   :math:`XW_QW_K^\top X^\top = X^{(1)}X^{(2)\top} \approx B` and :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` preserves the
+   element ratios of :math:`A` (:func:`element_ratio_error`);
+5. resampling :math:`Y` until the two conditions of the measure hold (:func:`construct_sparse_attention`).
+
+:func:`resample_success` runs step 3–5 for many draws and a grid of :math:`d` at once (nested projections, the
+factorisation computed once per target); :func:`sparse_dimension_bound` is the dimension the proof's union bound
+asks for.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+from scipy import sparse
+
+from ._validate import as_float_array, positive_int
+
+__all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
+           "resample_success", "construct_sparse_attention", "SparseAttention"]
+
+#: Largest number of logits (draws × L × L) held at once by :func:`resample_success`.
+_MAX_BATCH_ENTRIES = 1 << 23
+
+
+# ---------------------------------------------------------------------------------------------------- validation
+def _target(A, name="A", *, causal=False):
+    A = as_float_array(A, name, ndim=2)
+    if isinstance(A, np.ndarray) is False:
+        A = np.asarray(A)
+    if A.dtype == np.float16:
+        raise TypeError(f"{name} must be float32 or float64 (float16 is rejected: ratios of its entries are too coarse)")
+    A = np.asarray(A, dtype=np.float64)
+    L = A.shape[0]
+    if A.shape != (L, L) or L < 1:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {A.shape}")
+    if (A < 0).any():
+        raise ValueError(f"{name} must have non-negative entries (a pattern of attention weights)")
+    empty = np.flatnonzero(~(A > 0).any(axis=1))
+    if empty.size:
+        raise ValueError(f"{name} has rows without a positive entry (first: row {int(empty[0])}); every row of an "
+                         "attention matrix has one")
+    if causal and np.triu(A, 1).any():
+        raise ValueError(f"{name} must be lower-triangular when causal=True")
+    return A
+
+
+def _bool(x, name):
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {type(x).__name__}")
+    return bool(x)
+
+
+def _eps(eps1, eps2):
+    for v, n in ((eps1, "eps1"), (eps2, "eps2")):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{n} must be a real number, not {type(v).__name__}")
+    eps1, eps2 = float(eps1), float(eps2)
+    if not (0 < eps1 < math.inf):
+        raise ValueError(f"eps1 must be a finite number > 0, got {eps1:g}")
+    if not 0 < eps2 < 1:
+        raise ValueError(f"eps2 must lie in (0, 1), got {eps2:g}")
+    return eps1, eps2
+
+
+def _rng(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    return rng
+
+
+def _choice(x, options, name):
+    if not isinstance(x, str) or x not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {x!r}")
+    return x
+
+
+# ---------------------------------------------------------------------------------------------------- the target
+class _Support(NamedTuple):
+    cols: np.ndarray   # (L, kmax) column indices, padded with the row's first column
+    valid: np.ndarray  # (L, kmax) bool
+    vals: np.ndarray   # (L, kmax) A on the support (padding repeats the first entry)
+
+
+def _support(A) -> _Support:
+    mask = A > 0
+    rows, cols = np.nonzero(mask)
+    counts = mask.sum(axis=1)
+    kmax = int(counts.max())
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.arange(rows.size) - start[rows]
+    C = np.repeat(cols[start][:, None], kmax, axis=1)
+    C[rows, slot] = cols
+    valid = np.zeros(C.shape, bool)
+    valid[rows, slot] = True
+    return _Support(C, valid, A[np.arange(A.shape[0])[:, None], C])
+
+
+def pattern_profile(A):
+    r"""The sparsity :math:`k` and ratio variation :math:`\gamma` of a target pattern.
+
+    :math:`k = \max(\max_i |S_i|, \max_j |\{i : A_{ij} > 0\}|)` (nonzeros per row and per column) and
+    :math:`\gamma = \max_i \max_{j, j' \in S_i} A_{ij}/A_{ij'}` (the largest ratio of two nonzeros of one row).
+
+    Parameters
+    ----------
+    A : array_like, shape (L, L), float32 or float64 (float16 rejected)
+        Non-negative, finite, every row with at least one positive entry.
+
+    Returns
+    -------
+    k : int
+    gamma : float, >= 1
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square, has negative, NaN or infinite entries, or a row without a positive entry.
+    TypeError
+        If ``A`` is not a real floating array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import pattern_profile
+    >>> pattern_profile(np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]]))
+    (2, 2.0)
+    """
+    A = _target(A)
+    mask = A > 0
+    k = int(max(mask.sum(axis=0).max(), mask.sum(axis=1).max()))
+    hi = np.where(mask, A, 0.0).max(axis=1)
+    lo = np.where(mask, A, np.inf).min(axis=1)
+    with np.errstate(over="ignore"):
+        return k, float(np.exp((np.log(hi) - np.log(lo)).max()))  # inf if a ratio exceeds the float range
+
+
+def _checked_target(A, k, gamma, causal):
+    A = _target(A, causal=causal)
+    k_A, g_A = pattern_profile(A)
+    if k is not None:
+        k = positive_int(k, "k")
+        if k_A > k:
+            raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than k = {k}")
+    if gamma is not None:
+        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
+            raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+        if g_A > float(gamma) * (1 + 1e-12):
+            raise ValueError(f"A breaks the ratio assumption: two nonzeros of a row differ by a factor {g_A:.6g} "
+                             f"> gamma = {float(gamma):g}")
+    return A
+
+
+def _log_support(A, eps1, eps2):
+    sup = _support(A)
+    lo = np.where(sup.valid, sup.vals, np.inf).min(axis=1, keepdims=True)
+    b = (np.log(sup.vals) - np.log(lo)) + math.log((1 + eps1) / eps2)  # no overflow for ratios beyond 1e308
+    return sup, b
+
+
+def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
+    r"""The log-transformed target :math:`B` whose row softmax preserves the element ratios of :math:`A`.
+
+    .. math::
+
+        B_{ij} = \log\frac{A_{ij}}{\min_{j' \in S_i} A_{ij'}} + \log\frac{1+\varepsilon_1}{\varepsilon_2}
+        \quad (j \in S_i), \qquad B_{ij} = 0 \quad (j \notin S_i).
+
+    Off the support the entries are 0, so row :math:`i` of :math:`B` has :math:`|S_i| \le k` nonzeros and norm at most
+    :math:`\sqrt k\,(c + \log\gamma)`, :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`. The offset :math:`c` splits the
+    error budget evenly: logits within :math:`\pm\tfrac12\log(1+\varepsilon_1)` of :math:`B` satisfy both conditions of
+    :func:`element_ratio_error` (the book's choice; the seed fixes no constant).
+
+    Parameters
+    ----------
+    A : array_like, shape (L, L), float32 or float64
+        The target pattern (non-negative, finite, a positive entry in every row).
+    eps1 : float > 0
+        Ratio precision: ratios of nonzeros are to be kept within a factor :math:`1 + \varepsilon_1`.
+    eps2 : float in (0, 1)
+        Leakage precision: an entry off the pattern is to be at most :math:`\varepsilon_2` times every entry on it.
+    k : int >= 1, optional
+        If given, ``A`` must have at most ``k`` nonzeros in every row and column.
+    gamma : float >= 1, optional
+        If given, two nonzeros of a row of ``A`` may differ by at most this factor.
+    causal : bool
+        If true, ``A`` must be lower-triangular.
+
+    Returns
+    -------
+    ndarray, shape (L, L), float64
+
+    Raises
+    ------
+    ValueError
+        If ``A`` breaks the sparsity (``k``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out of range.
+    TypeError
+        If an argument has the wrong type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import log_target
+    >>> B = log_target(np.array([[1.0, 2.0], [0.0, 1.0]]), eps1=1.0, eps2=0.5)
+    >>> np.round(B, 4)
+    array([[1.3863, 2.0794],
+           [0.    , 1.3863]])
+    """
+    eps1, eps2 = _eps(eps1, eps2)
+    A = _checked_target(A, k, gamma, _bool(causal, "causal"))
+    sup, b = _log_support(A, eps1, eps2)
+    B = np.zeros_like(A)
+    rows = np.broadcast_to(np.arange(A.shape[0])[:, None], sup.cols.shape)
+    B[rows[sup.valid], sup.cols[sup.valid]] = b[sup.valid]
+    return B
+
+
+# ---------------------------------------------------------------------------------------------------- the measure
+class RatioError(NamedTuple):
+    """The element-ratio error of an attention matrix against a target (see :func:`element_ratio_error`).
+
+    Attributes
+    ----------
+    ratio : float
+        Largest error of a log-ratio of two nonzeros of one row.
+    leakage : float
+        Largest ratio of an entry off the pattern to the smallest entry on it, in one row.
+    mass : float
+        Largest share of a row off the pattern.
+
+    Examples
+    --------
+    >>> from attnlab import RatioError
+    >>> RatioError(0.1, 0.2, 0.3).leakage
+    0.2
+    """
+
+    ratio: float
+    leakage: float
+    mass: float
+
+
+def _row_errors(S_supp, b, valid, off_max):
+    """Per row: the ratio error (oscillation of logit errors on the support) and log-leakage, from logits."""
+    E = S_supp - b
+    ratio = np.where(valid, E, -np.inf).max(axis=-1) - np.where(valid, E, np.inf).min(axis=-1)
+    leak = off_max - np.where(valid, S_supp, np.inf).min(axis=-1)
+    return ratio, leak
+
+
+def element_ratio_error(M, A, *, causal=False):
+    r"""How well an attention matrix :math:`M` preserves the element ratios of a sparse target :math:`A`.
+
+    With :math:`S_i = \{j : A_{ij} > 0\}` (and, if ``causal``, only keys :math:`j \le i` considered):
+
+    - ``ratio`` :math:`= \max_i \max_{j, j' \in S_i} \big|\log\frac{M_{ij}}{M_{ij'}} - \log\frac{A_{ij}}{A_{ij'}}\big|`;
+    - ``leakage`` :math:`= \max_i \max_{j \notin S_i} M_{ij} / \min_{j \in S_i} M_{ij}` (0 if no row has an entry off
+      the pattern);
+    - ``mass`` :math:`= \max_i \sum_{j \notin S_i} M_{ij} / \sum_j M_{ij}`, the largest share of a row off the pattern
+      (reported, not part of the definition).
+
+    :math:`M` approximates :math:`A` with precision :math:`(\varepsilon_1, \varepsilon_2)` when
+    ``ratio`` :math:`\le \log(1+\varepsilon_1)` (every ratio of two nonzeros kept within a factor
+    :math:`1+\varepsilon_1` either way) and ``leakage`` :math:`\le \varepsilon_2`. This is the book's reading of the
+    seed's "preserving element ratios" (it names :math:`\varepsilon_1, \varepsilon_2` without a formula): both
+    conditions are invariant under rescaling rows, as a ratio measure must be, and the leakage condition bounds each
+    entry off the pattern, not their sum, so ``mass`` may still grow with :math:`L`.
+
+    Parameters
+    ----------
+    M : array_like, shape (L, L), float32 or float64
+        Non-negative and finite (an attention matrix; rows need not be normalised).
+    A : array_like, shape (L, L)
+        The target (non-negative, finite, a positive entry in every row; lower-triangular if ``causal``).
+    causal : bool
+        Ignore the entries above the diagonal of ``M``.
+
+    Returns
+    -------
+    RatioError
+        ``(ratio, leakage, mass)``; ``ratio`` is ``inf`` if ``M`` vanishes somewhere on the pattern.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, ``M`` has negative, NaN or infinite entries, or ``A`` is not a valid target.
+    TypeError
+        If an argument has the wrong type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import element_ratio_error
+    >>> A = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    >>> M = np.array([[0.3, 0.6, 0.1], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    >>> e = element_ratio_error(M, A)
+    >>> round(e.ratio, 12), round(e.leakage, 4), round(e.mass, 4)
+    (0.0, 0.3333, 0.1)
+    """
+    causal = _bool(causal, "causal")
+    A = _target(A, causal=causal)
+    M = np.asarray(as_float_array(M, "M", ndim=2), dtype=np.float64)
+    if M.shape != A.shape:
+        raise ValueError(f"M must have the shape of A {A.shape}, got {M.shape}")
+    if (M < 0).any():
+        raise ValueError("M must have non-negative entries")
+    L = A.shape[0]
+    sup = _support(A)
+    Msup = M[np.arange(L)[:, None], sup.cols]
+    with np.errstate(divide="ignore"):
+        lm, la = np.log(Msup), np.log(sup.vals)
+    off = (A == 0)
+    if causal:
+        off &= np.tril(np.ones((L, L), bool))
+    off_max = np.where(off, M, -np.inf).max(axis=1)
+    with np.errstate(invalid="ignore"):
+        ratio, _ = _row_errors(lm, la, sup.valid, np.zeros(L))
+    ratio = np.where(np.isnan(ratio), np.inf, ratio)  # log 0 on the support: the ratio is lost
+    mins = np.where(sup.valid, Msup, np.inf).min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        leak = np.where(np.isfinite(off_max), off_max / mins, 0.0)
+    leak = np.where(np.isnan(leak), np.inf, leak)
+    keep = np.tril(np.ones((L, L), bool)) if causal else np.ones((L, L), bool)
+    total = np.where(keep, M, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mass = np.where(total > 0, np.where(off, M, 0.0).sum(axis=1) / total, 1.0)
+    return RatioError(float(ratio.max()), float(leak.max()), float(mass.max()))
+
+
+# ---------------------------------------------------------------------------------------------------- the bound
+def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
+    r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability :math:`\ge 1-\delta`.
+
+    Every row of :math:`D = U\Sigma` has norm :math:`\|B_i\| \le \sqrt k\,(c + \log\gamma)` with
+    :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`, every row of :math:`V` norm :math:`\le 1`, and logits within
+    :math:`\eta = \tfrac12\log(1+\varepsilon_1)` of :math:`B` satisfy both conditions (:func:`log_target`). The
+    inner-product JL lemma :math:`\Pr(|\langle Yu, Yv\rangle - \langle u, v\rangle| \ge \tau\|u\|\|v\|) \le
+    4e^{-d(\tau^2/4 - \tau^3/6)}` with :math:`\tau = \eta / (\sqrt k\,(c+\log\gamma))` and a union bound over the
+    :math:`N` pairs (:math:`N = L^2`, or :math:`L(L+1)/2` if causal) give
+
+    .. math::
+
+        d \ge \frac{\log(4N/\delta)}{\tau^2/4 - \tau^3/6}.
+
+    Parameters
+    ----------
+    L : int >= 1
+    k : int >= 1
+    gamma : float >= 1
+    eps1 : float > 0
+    eps2 : float in (0, 1)
+    delta : float in (0, 1)
+        Allowed failure probability of one draw (1/2: at most two draws on average).
+    causal : bool
+
+    Returns
+    -------
+    int
+        The smallest integer :math:`d` meeting the inequality.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For arguments out of range or of the wrong type (the message names the argument).
+
+    Examples
+    --------
+    >>> from attnlab import sparse_dimension_bound
+    >>> sparse_dimension_bound(1024, 1, 1.0, 1.0, 0.5)
+    1225
+    """
+    L, k = positive_int(L, "L"), positive_int(k, "k")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
+        raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+    eps1, eps2 = _eps(eps1, eps2)
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < float(delta) < 1:
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    pairs = L * (L + 1) // 2 if _bool(causal, "causal") else L * L
+    tau = 0.5 * math.log1p(eps1) / (math.sqrt(k) * (math.log((1 + eps1) / eps2) + math.log(float(gamma))))
+    rate = tau**2 / 4 - tau**3 / 6
+    if rate <= 0:  # tau >= 3/2 cannot happen for eps2 < 1, kept for safety
+        return 1
+    return max(1, math.ceil(math.log(4 * pairs / float(delta)) / rate))
+
+
+# ---------------------------------------------------------------------------------------------------- resampling
+def _factor(B_csr, method):
+    """V (L×r orthonormal) of B = (UΣ)Vᵀ, or None for the identity factorisation B = B·Iᵀ."""
+    L = B_csr.shape[0]
+    if method == "identity":
+        return None
+    if method == "auto":
+        # B has full rank ⇔ its SVD's V is L×L orthogonal ⇔ VY has the law of Y: the SVD changes nothing
+        try:
+            from scipy.sparse.linalg import splu  # noqa: PLC0415
+
+            lu = splu(B_csr.tocsc())
+            piv = np.abs(lu.U.diagonal())
+            if piv.min() > 1e-9 * piv.max():
+                return None
+        except RuntimeError:  # exactly singular
+            pass
+    _, s, Vt = np.linalg.svd(B_csr.toarray())
+    r = int((s > s[0] * L * np.finfo(float).eps).sum()) if s.size and s[0] > 0 else 0
+    return Vt[:max(r, 1)].T.copy()
+
+
+class _Prepared(NamedTuple):
+    L: int
+    sup: _Support
+    b: np.ndarray
+    B: sparse.csr_array
+    V: np.ndarray | None
+    r: int
+    causal: bool
+
+
+_LAST: dict = {}  # one-entry cache: repeated calls on one target factorise it once
+
+
+def _prepare(A, eps1, eps2, k, gamma, causal, method):
+    eps1, eps2 = _eps(eps1, eps2)
+    causal = _bool(causal, "causal")
+    method = _choice(method, ("auto", "svd", "identity"), "method")
+    A = _checked_target(A, k, gamma, causal)
+    key = (hashlib.sha256(A.tobytes()).hexdigest(), A.shape, eps1, eps2, causal, method)
+    if _LAST.get("key") == key:
+        return _LAST["prep"], eps1, eps2
+    sup, b = _log_support(A, eps1, eps2)
+    L = A.shape[0]
+    rows = np.broadcast_to(np.arange(L)[:, None], sup.cols.shape)
+    B = sparse.csr_array((b[sup.valid], (rows[sup.valid], sup.cols[sup.valid])), shape=(L, L))
+    V = _factor(B, method)
+    prep = _Prepared(L, sup, b, B, V, L if V is None else V.shape[1], causal)
+    _LAST.update(key=key, prep=prep)
+    return prep, eps1, eps2
+
+
+def _projection(prep, dmax, rng, projection, batch, dtype=np.float64):
+    """Unscaled projections G (batch, L, dmax): the d-dimensional projection is G[..., :d] / sqrt(d)."""
+    Z = rng.standard_normal((batch, prep.r, dmax))
+    if projection == "orthogonal":
+        Z = np.linalg.qr(Z)[0] * math.sqrt(prep.r)
+    return (Z if prep.V is None else prep.V @ Z).astype(dtype, copy=False)
+
+
+def _evaluate(prep, G, dims):
+    """Worst ratio error and log-leakage over rows, shape (batch, len(dims)), for nested projections G."""
+    nb, L = G.shape[0], prep.L
+    P = np.stack([prep.B @ g for g in G]).astype(G.dtype, copy=False)  # X1 = B G = U Σ Y, unscaled
+    C = np.zeros((nb, L, L), dtype=G.dtype)
+    if prep.causal:
+        C[:, ~np.tril(np.ones((L, L), bool))] = -np.inf
+    bi = np.arange(nb)[:, None, None]
+    ri = np.arange(L)[None, :, None]
+    cols = np.broadcast_to(prep.sup.cols, (nb, *prep.sup.cols.shape))
+    ratio = np.empty((nb, len(dims)))
+    leak = np.empty((nb, len(dims)))
+    lo = 0
+    for t, d in enumerate(dims):
+        C += np.matmul(P[:, :, lo:d], np.swapaxes(G[:, :, lo:d], 1, 2))
+        lo = d
+        saved = C[bi, ri, cols]
+        C[bi, ri, cols] = -np.inf
+        off_max = C.max(axis=2) / d
+        C[bi, ri, cols] = saved
+        rr, ll = _row_errors(saved.astype(np.float64) / d, prep.b, prep.sup.valid, off_max.astype(np.float64))
+        ratio[:, t], leak[:, t] = rr.max(axis=1), ll.max(axis=1)
+    return ratio, leak
+
+
+def _dims(dims, r, projection):
+    if isinstance(dims, numbers.Integral) and not isinstance(dims, bool):
+        dims = [dims]
+    try:
+        out = [positive_int(d, "dims") for d in dims]
+    except TypeError as exc:
+        raise TypeError(f"dims must be a positive integer or a sequence of them ({exc})") from None
+    if not out or sorted(set(out)) != out:
+        raise ValueError("dims must be a non-empty, strictly increasing sequence of positive integers")
+    if projection == "orthogonal" and out[-1] > r:
+        raise ValueError(f"dims must not exceed rank(B) = {r} for an orthogonal projection, got {out[-1]}")
+    return out
+
+
+def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, causal=False, method="auto",
+                     projection="orthogonal", dtype=np.float64):
+    r"""Run the construction for ``draws`` independent projections at every dimension in ``dims``.
+
+    The factorisation of :math:`B` (:func:`log_target`) is computed once. Each draw is one projection :math:`Y` of
+    width ``max(dims)``; dimension :math:`d` uses its first :math:`d` columns, scaled to an unbiased estimate, so one
+    draw costs one product of width ``max(dims)`` plus one masked row maximum per :math:`d`. Draws are processed in
+    stacked batches (no Python loop over the :math:`L^2` logits).
+
+    The factorisation (the book's choices where the seed is silent): ``method="svd"`` is the seed's
+    :math:`D = U\Sigma`, :math:`V` from the dense SVD (cost :math:`O(L^3)`); since :math:`X^{(1)} = U\Sigma Y = B(VY)`
+    and :math:`X^{(2)} = VY`, the construction only sees :math:`G = VY`, and when :math:`B` has full rank :math:`V` is
+    orthogonal and :math:`G` has the law of :math:`Y` itself, so ``method="auto"`` skips the SVD when a sparse LU
+    factorisation certifies full rank (the same distribution, :math:`O(kLd)` instead of :math:`O(L^3)`), and falls back
+    to the SVD otherwise; ``"identity"`` always uses :math:`B = B\,I^\top`. ``projection="orthogonal"`` draws
+    :math:`Y = \sqrt{r}\,Q` with :math:`Q` Haar-orthonormal (the seed's "random orthogonal projection"),
+    ``"gaussian"`` draws i.i.d. :math:`N(0, 1)` entries.
+
+    Parameters
+    ----------
+    A : array_like, shape (L, L)
+        The target (see :func:`log_target`).
+    dims : int or increasing sequence of int >= 1
+        Projection dimensions; at most rank(B) for the orthogonal projection.
+    eps1 : float > 0
+    eps2 : float in (0, 1)
+    rng : numpy.random.Generator
+    draws : int >= 1
+        Number of independent projections.
+    k, gamma : optional
+        Assumptions checked on ``A`` (see :func:`log_target`).
+    causal : bool
+        Lower-triangular target, causally masked attention.
+    method : {"auto", "svd", "identity"}
+    projection : {"orthogonal", "gaussian"}
+    dtype : numpy.float32 or numpy.float64
+        Precision of the projected logits (float32 halves the cost; its rounding, about 1e-6 of logits of size
+        at most :math:`c + \log\gamma`, is far below any tolerance :math:`\log(1+\varepsilon_1)` in use).
+
+    Returns
+    -------
+    ratio : ndarray, shape (draws, len(dims))
+        The ``ratio`` of :func:`element_ratio_error` per draw and dimension.
+    leakage : ndarray, shape (draws, len(dims))
+        The ``leakage`` of :func:`element_ratio_error`.
+    success : ndarray of bool, shape (draws, len(dims))
+        ``ratio <= log(1 + eps1)`` and ``leakage <= eps2``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a target breaking its assumptions, dimensions <= 0 or not increasing, or arguments of the wrong type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import resample_success
+    >>> A = np.eye(64)[np.random.default_rng(0).permutation(64)]   # a permutation pattern
+    >>> ratio, leak, ok = resample_success(A, [4, 32, 64], eps1=1.0, eps2=0.5, rng=np.random.default_rng(1), draws=4)
+    >>> ok.mean(axis=0).tolist()                                 # d = 64 = L is exact
+    [0.0, 0.0, 1.0]
+    """
+    _rng(rng)
+    projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
+    draws = positive_int(draws, "draws")
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    dims = _dims(dims, prep.r, projection)
+    batch = max(1, min(draws, _MAX_BATCH_ENTRIES // (prep.L * prep.L)))
+    out_r, out_l = [], []
+    for start in range(0, draws, batch):
+        G = _projection(prep, dims[-1], rng, projection, min(batch, draws - start), dtype)
+        r_, l_ = _evaluate(prep, G, dims)
+        out_r.append(r_)
+        out_l.append(l_)
+    ratio = np.concatenate(out_r)
+    logleak = np.concatenate(out_l)
+    ok = (ratio <= math.log1p(eps1)) & (logleak <= math.log(eps2))
+    return ratio, np.exp(logleak), ok
+
+
+# ---------------------------------------------------------------------------------------------------- the algorithm
+class SparseAttention(NamedTuple):
+    r"""The result of :func:`construct_sparse_attention`.
+
+    Attributes
+    ----------
+    X : ndarray, shape (L, 2d)
+        The inputs :math:`[X^{(1)}, X^{(2)}]`.
+    W_Q, W_K : ndarray, shape (2d, d)
+        The fixed parameters :math:`[I_d; 0]` and :math:`[0; I_d]` (independent of the target).
+    M : ndarray, shape (L, L)
+        :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` (causally masked if requested).
+    error : RatioError
+        :func:`element_ratio_error` of ``M`` against the target.
+    success : bool
+        Whether ``error`` meets the precision :math:`(\varepsilon_1, \varepsilon_2)`.
+    resamples : int
+        Number of projections drawn (the last one is returned).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import construct_sparse_attention
+    >>> res = construct_sparse_attention(np.eye(4), 4, eps1=1.0, eps2=0.5, rng=np.random.default_rng(0))
+    >>> res.success, res.resamples
+    (True, 1)
+    """
+
+    X: np.ndarray
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    M: np.ndarray
+    error: RatioError
+    success: bool
+    resamples: int
+
+
+def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, causal=False, max_resamples=64,
+                               method="auto", projection="orthogonal"):
+    r"""Inputs :math:`X` for fixed :math:`W_Q, W_K` such that :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` approximates ``A``.
+
+    The seed's algorithm: log-transform (:func:`log_target`), factorise once, project both factors to dimension
+    ``d`` and resample the projection until :func:`element_ratio_error` meets :math:`(\varepsilon_1, \varepsilon_2)`,
+    at most ``max_resamples`` times (see :func:`resample_success` for the factorisation and projection choices). The
+    query/key dimension is ``d``; the inputs have width ``2d``.
+
+    Parameters
+    ----------
+    A : array_like, shape (L, L)
+        The target pattern.
+    d : int >= 1
+        Projection (query/key) dimension; at most rank(B) for the orthogonal projection.
+    eps1 : float > 0
+    eps2 : float in (0, 1)
+    rng : numpy.random.Generator
+    k, gamma : optional
+        Assumptions checked on ``A``.
+    causal : bool
+    max_resamples : int >= 1
+    method : {"auto", "svd", "identity"}
+    projection : {"orthogonal", "gaussian"}
+
+    Returns
+    -------
+    SparseAttention
+        With ``success=False`` (and the last draw) if no draw met the precision.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a target breaking its assumptions, ``d <= 0``, or arguments of the wrong type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import construct_sparse_attention
+    >>> A = np.kron(np.eye(8), np.ones((4, 4)))     # 8 blocks of 4: k = 4, gamma = 1, rank(B) = 8
+    >>> res = construct_sparse_attention(A, 8, eps1=1.0, eps2=0.5, rng=np.random.default_rng(0))
+    >>> res.success, res.X.shape, res.W_Q.shape, res.resamples
+    (True, (32, 16), (16, 8), 1)
+    >>> round(res.error.leakage, 4)                 # exact logits: leakage eps2 / (1 + eps1)
+    0.25
+    """
+    _rng(rng)
+    projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
+    d = positive_int(d, "d")
+    max_resamples = positive_int(max_resamples, "max_resamples")
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    if projection == "orthogonal" and d > prep.r:
+        raise ValueError(f"d must not exceed rank(B) = {prep.r} for an orthogonal projection, got {d}")
+    for t in range(1, max_resamples + 1):
+        G = _projection(prep, d, rng, projection, 1)[0]
+        X1, X2 = (prep.B @ G) / math.sqrt(d), G / math.sqrt(d)
+        ratio, leak = _evaluate(prep, G[None], [d])
+        ok = bool(ratio[0, 0] <= math.log1p(eps1) and leak[0, 0] <= math.log(eps2))
+        if ok:
+            break
+    X = np.concatenate([X1, X2], axis=1)
+    W_Q = np.vstack([np.eye(d), np.zeros((d, d))])
+    W_K = np.vstack([np.zeros((d, d)), np.eye(d)])
+    S = (X @ W_Q) @ (X @ W_K).T
+    if prep.causal:
+        S[np.triu(np.ones(S.shape, bool), 1)] = -np.inf
+    S -= S.max(axis=1, keepdims=True)
+    M = np.exp(S)
+    M /= M.sum(axis=1, keepdims=True)
+    err = element_ratio_error(M, np.asarray(A, dtype=np.float64), causal=prep.causal)
+    return SparseAttention(X, W_Q, W_K, M, err, ok, t)

@@ -1,0 +1,103 @@
+"""attnlab.audit.sparse_patterns: each check, fed planted evidence, returns every verdict it can reach."""
+import math
+
+import numpy as np
+import pytest
+
+from attnlab.audit import sparse_patterns as sp
+from attnlab.audit.scale import preset
+
+P = preset(sp.PRESETS, "smoke")
+LS = [512, 1024, 2048, 4096]
+
+
+def row(L, d, bound, *, spread=0.05, q16=0.9, causal=False, censored=False, draws=12):
+    """A planted search result: per-draw first-success dims around d, d(Q) = d·q16^(log2 Q / 4)."""
+    first = list(d * (1 + spread * np.linspace(-1, 1, draws))) if math.isfinite(d) else [math.inf] * draws
+    dmin = {q: d * q16 ** (math.log2(q) / 4) for q in (1, 4, 16)}
+    dims = sorted({int(d / 2), int(d), int(2 * d)}) if math.isfinite(d) else [16, 32]
+    return dict(L=L, causal=causal, dims=dims, phat=[0.0, 0.5, 1.0][:len(dims)], first=first, dmin=dmin,
+                d_hi=dims[-1], censored=censored, bound=bound)
+
+
+def scaling(law="log", *, q16=0.9, far=100.0, causal_law=None):
+    f = {"log": lambda L: 40 * math.log(L), "sqrt": lambda L: 8 * math.sqrt(L), "L": lambda L: 0.2 * L}
+    out = {}
+    for part, lw in (("full", law), ("causal", causal_law or law)):
+        out[part] = [row(L, f[lw](L), far * f[law](L), q16=q16, causal=part == "causal")
+                     for L in LS for _ in range(2)]
+    return out
+
+
+def robust(elasticity=1.0, fail=False, bound=1e5):
+    rows = []
+    for i, F in enumerate([100.0, 200.0, 400.0, 800.0, 1600.0]):
+        d = math.inf if (fail and i == 0) else 3.0 * F**elasticity * (1 + 0.01 * (-1) ** i)
+        rows.append(dict(k=1 + i, gamma=1.0, eps1=1.0, eps2=0.5, dmin=d, factor=F, bound=bound,
+                         projection="gaussian", censored=not math.isfinite(d)))
+    return rows
+
+
+def timing(exponent=2.0, success=True):
+    return [dict(L=L, d=64, time=1e-9 * L**exponent * (1 + 0.01 * (-1) ** i), resamples=[1, 2], success=success)
+            for i, L in enumerate([256, 512, 1024, 2048])]
+
+
+# ---------------------------------------------------------------------------------------------- SP-approx
+def test_sp_approx_verified_refuted_unverifiable():
+    assert sp.check_sp_approx("smoke", data=(scaling(), robust())).verdict == "verified"
+    above = scaling()
+    above["full"][0] = row(512, 5000.0, 1000.0)
+    assert sp.check_sp_approx("smoke", data=(above, robust())).verdict == "refuted"
+    failed = scaling()
+    failed["full"][0] = row(4096, math.inf, 10000.0)  # searched up to 8L = 32768 > bound
+    assert sp.check_sp_approx("smoke", data=(failed, robust())).verdict == "refuted"
+    short = scaling()
+    short["full"][0] = row(64, math.inf, 10**6)  # searched only to 4096 < bound
+    assert sp.check_sp_approx("smoke", data=(short, robust())).verdict == "unverifiable-here"
+
+
+# ---------------------------------------------------------------------------------------------- SP-exp
+def test_sp_exp_every_reachable_verdict():
+    v = sp.check_sp_exp("smoke", data=scaling("log"))
+    assert v.verdict == "unverifiable-here" and v.numbers["decided_full"] == "log L", v.summary
+    assert sp.check_sp_exp("smoke", data=scaling("L")).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("sqrt")).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("log", causal_law="L")).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("log", q16=0.3)).verdict == "refuted"
+    assert sp.check_sp_exp("smoke", data=scaling("log", far=1.5)).verdict == "refuted"
+
+
+def test_growth_laws_decide_the_planted_law():
+    for law, name in (("log", "log L"), ("sqrt", "sqrt L"), ("L", "L")):
+        assert sp.growth_laws(scaling(law)["full"])["decided"] == name
+    noisy = scaling("log")
+    for r in noisy["full"]:
+        r["first"] = list(np.array(r["first"]) * np.random.default_rng(r["L"]).uniform(0.3, 1.7, len(r["first"])))
+    assert sp.growth_laws(noisy["full"])["decided"] == "undecided"
+
+
+# ---------------------------------------------------------------------------------------------- SP-robust
+def test_sp_robust_every_reachable_verdict():
+    assert sp.check_sp_robust("smoke", data=(robust(), timing())).verdict == "verified"
+    assert sp.check_sp_robust("smoke", data=(robust(), timing(5.0))).verdict == "refuted"
+    assert sp.check_sp_robust("smoke", data=(robust(), timing(success=False))).verdict == "refuted"
+    assert sp.check_sp_robust("smoke", data=(robust(2.0), timing())).verdict == "refuted"
+    assert sp.check_sp_robust("smoke", data=(robust(fail=True), timing())).verdict == "refuted"
+
+
+# ---------------------------------------------------------------------------------------------- SP-tight
+@pytest.mark.parametrize("far, verdict", [(100.0, "corrected"), (1.5, "refuted"), (0.5, "refuted")])
+def test_sp_tight_every_reachable_verdict(far, verdict):
+    assert sp.check_sp_tight("smoke", data=scaling("log", far=far)).verdict == verdict
+
+
+def test_random_target_meets_its_assumptions():
+    from attnlab import pattern_profile
+
+    rng = np.random.default_rng(0)
+    for causal in (False, True):
+        A = sp.random_sparse_target(50, 3, 4.0, rng, causal=causal)
+        k, g = pattern_profile(A)
+        assert k <= 3 and g <= 4.0
+        assert not causal or not np.triu(A, 1).any()

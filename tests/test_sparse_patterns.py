@@ -1,0 +1,214 @@
+"""attnlab.sparse_patterns: the construction on known targets, the element-ratio measure by hand, bad input."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnlab import (construct_sparse_attention, element_ratio_error, log_target, pattern_profile, resample_success,
+                     sparse_dimension_bound)
+from attnlab import softmax
+
+RNG = np.random.default_rng
+
+
+def permutation(L, seed=0):
+    return np.eye(L)[RNG(seed).permutation(L)]
+
+
+def band(L, w=1):
+    i, j = np.indices((L, L))
+    return np.where(abs(i - j) <= w, 1.0 + (i + j) % 2, 0.0)  # values 1 and 2: gamma = 2
+
+
+def blocks(L, b=4):
+    return np.kron(np.eye(L // b), np.ones((b, b)))
+
+
+KNOWN = {"permutation": (permutation(24), 1, 1.0), "band": (band(24), 3, 2.0), "block": (blocks(24), 4, 1.0)}
+
+
+@pytest.mark.parametrize("name", KNOWN)
+def test_pattern_profile_of_known_targets(name):
+    A, k, gamma = KNOWN[name]
+    assert pattern_profile(A) == (k, gamma)
+
+
+def test_log_target_by_hand():
+    A = np.array([[1.0, 4.0, 0.0], [0.0, 3.0, 0.0], [2.0, 0.0, 1.0]])
+    B = log_target(A, eps1=0.5, eps2=0.25)
+    c = math.log(1.5 / 0.25)
+    expected = np.array([[c, c + math.log(4), 0], [0, c, 0], [c + math.log(2), 0, c]])
+    np.testing.assert_allclose(B, expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", KNOWN)
+@pytest.mark.parametrize("causal", [False, True])
+def test_exact_at_full_dimension(name, causal):
+    """At d = rank(B) the orthogonal projection is exact: the logits are B, the ratios exact, leakage ε2/(1+ε1)."""
+    A, k, gamma = KNOWN[name]
+    if causal:
+        A = np.tril(A) + np.eye(len(A)) * (np.diag(A) == 0)
+    B = log_target(A, 1.0, 0.5, causal=causal)
+    r = np.linalg.matrix_rank(B)
+    res = construct_sparse_attention(A, r, eps1=1.0, eps2=0.5, rng=RNG(1), causal=causal, k=k + 1, gamma=gamma)
+    assert res.success and res.resamples == 1
+    d = res.W_Q.shape[1]
+    S = res.X[:, :d] @ res.X[:, d:].T
+    Bm = B if not causal else np.where(np.tril(np.ones_like(B)) > 0, B, S)  # above the diagonal nothing is asked
+    np.testing.assert_allclose(S, Bm, atol=1e-9)
+    assert res.error.ratio < 1e-9
+    assert res.error.leakage == pytest.approx(0.5 / 2.0, rel=1e-9)
+
+
+def test_block_pattern_is_rank_deficient_and_uses_the_svd():
+    A = blocks(24)  # gamma = 1: B is c times a block of ones, rank 6
+    with pytest.raises(ValueError, match="rank"):
+        construct_sparse_attention(A, 7, eps1=1.0, eps2=0.5, rng=RNG(0))
+    assert construct_sparse_attention(A, 6, eps1=1.0, eps2=0.5, rng=RNG(0)).success
+
+
+def test_svd_and_identity_give_the_same_law_for_full_rank():
+    A = permutation(32)
+    a = resample_success(A, [8, 16, 32], eps1=1.0, eps2=0.5, rng=RNG(3), draws=6, method="svd")
+    b = resample_success(A, [8, 16, 32], eps1=1.0, eps2=0.5, rng=RNG(3), draws=6, method="identity")
+    # B = cP: V is a permutation, so VY is a row permutation of Y; the permutation-invariant construction agrees
+    assert a[2][:, -1].all() and b[2][:, -1].all()
+    assert a[0].shape == b[0].shape == (6, 3)
+
+
+def test_resampling_finds_a_permutation_at_small_d():
+    res = construct_sparse_attention(permutation(128), 112, eps1=1.0, eps2=0.5, rng=RNG(0), method="identity")
+    assert res.success
+    assert res.error.ratio <= math.log(2.0) and res.error.leakage <= 0.5
+    assert np.allclose(res.M.sum(axis=1), 1)
+
+
+def test_float32_and_float64_logits_agree():
+    A = band(48)
+    r64 = resample_success(A, [16, 48], eps1=1.0, eps2=0.5, rng=RNG(5), draws=3)
+    r32 = resample_success(A, [16, 48], eps1=1.0, eps2=0.5, rng=RNG(5), draws=3, dtype=np.float32)
+    np.testing.assert_allclose(r32[0], r64[0], atol=1e-4)
+
+
+def test_extreme_ratios_stay_finite():
+    A = np.array([[1e-300, 1e300], [0.0, 1.0]])
+    B = log_target(A, 1.0, 0.5)
+    assert np.isfinite(B).all() and B[0, 1] - B[0, 0] == pytest.approx(600 * math.log(10))
+    assert pattern_profile(A)[1] == math.inf
+    A = np.array([[1e-100, 1e100], [0.0, 1.0]])  # a ratio of 1e200 still fits in a float64 attention row
+    e = element_ratio_error(softmax(log_target(A, 1.0, 0.5)), A)
+    assert e.ratio < 1e-9 and e.leakage <= 0.5
+
+
+# ------------------------------------------------------------------------------------------- the measure by hand
+def test_measure_hand_cases():
+    A = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    M = np.array([[0.3, 0.6, 0.1], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    e = element_ratio_error(M, A)
+    assert e.ratio == pytest.approx(0.0, abs=1e-15)
+    assert e.leakage == pytest.approx(0.1 / 0.3)
+    assert e.mass == pytest.approx(0.1)
+    e = element_ratio_error(np.array([[0.6, 0.4], [0.5, 0.5]]), np.array([[1.0, 1.0], [1.0, 1.0]]))
+    assert e.ratio == pytest.approx(math.log(1.5)) and e.leakage == 0 and e.mass == 0
+    assert element_ratio_error(np.array([[1.0, 0.0], [0.0, 1.0]]), np.ones((2, 2))).ratio == math.inf
+
+
+def test_measure_causal_ignores_the_upper_triangle():
+    A, M = np.eye(2), np.array([[0.5, 0.5], [0.2, 0.8]])
+    assert element_ratio_error(M, A).leakage == pytest.approx(1.0)
+    assert element_ratio_error(M, A, causal=True).leakage == pytest.approx(0.25)
+
+
+# ------------------------------------------------------------------------------------------- properties
+@st.composite
+def targets(draw):
+    L = draw(st.integers(2, 10))
+    k = draw(st.integers(1, 3))
+    seed = draw(st.integers(0, 2**32 - 1))
+    gamma = draw(st.floats(1.0, 20.0))
+    rng = RNG(seed)
+    A = np.zeros((L, L))
+    for _ in range(k):
+        A[np.arange(L), rng.permutation(L)] = np.exp(rng.uniform(0, math.log(gamma), L))
+    return A, seed
+
+
+@settings(max_examples=60, deadline=None)
+@given(targets(), st.floats(0.05, 3.0), st.floats(0.01, 0.99), st.floats(0.0, 1.0))
+def test_logits_within_eta_of_B_meet_the_precision(tA, eps1, eps2, frac):
+    """The lemma the construction rests on: |S − B| <= log(1+ε1)/2 entrywise ⇒ softmax(S) meets (ε1, ε2)."""
+    A, seed = tA
+    B = log_target(A, eps1, eps2)
+    eta = 0.5 * math.log1p(eps1)
+    E = RNG(seed).uniform(-1, 1, B.shape) * eta * frac
+    e = element_ratio_error(softmax(B + E), A)
+    assert e.ratio <= math.log1p(eps1) * (1 + 1e-12) + 1e-12
+    assert e.leakage <= eps2 * (1 + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10**6), st.integers(1, 8), st.floats(1.0, 100.0), st.floats(0.05, 3.0), st.floats(0.01, 0.99))
+def test_bound_grows_with_L_k_and_gamma(L, k, gamma, eps1, eps2):
+    b = sparse_dimension_bound(L, k, gamma, eps1, eps2)
+    assert b >= 1
+    assert sparse_dimension_bound(2 * L, k, gamma, eps1, eps2) >= b
+    assert sparse_dimension_bound(L, k + 1, gamma, eps1, eps2) >= b
+    assert sparse_dimension_bound(L, k, 2 * gamma, eps1, eps2) >= b
+    assert sparse_dimension_bound(L, k, gamma, eps1, eps2, causal=True) <= b
+
+
+# ------------------------------------------------------------------------------------------- bad input
+GOOD = dict(eps1=1.0, eps2=0.5)
+P8 = permutation(8)
+BAD = [
+    (lambda: log_target(np.ones((2, 3)), **GOOD), ValueError, "A"),
+    (lambda: log_target(-P8, **GOOD), ValueError, "A"),
+    (lambda: log_target(np.full((2, 2), np.nan), **GOOD), ValueError, "A"),
+    (lambda: log_target(np.zeros((3, 3)), **GOOD), ValueError, "A"),
+    (lambda: log_target(P8.astype(np.float16), **GOOD), TypeError, "A"),
+    (lambda: log_target("x", **GOOD), TypeError, "A"),
+    (lambda: log_target(band(8), k=2, **GOOD), ValueError, "k"),
+    (lambda: log_target(band(8), gamma=1.5, **GOOD), ValueError, "gamma"),
+    (lambda: log_target(band(8), gamma=0.5, **GOOD), ValueError, "gamma"),
+    (lambda: log_target(band(8), causal=True, **GOOD), ValueError, "lower-triangular"),
+    (lambda: log_target(P8, causal=1, **GOOD), TypeError, "causal"),
+    (lambda: log_target(P8, eps1=0.0, eps2=0.5), ValueError, "eps1"),
+    (lambda: log_target(P8, eps1=1.0, eps2=1.0), ValueError, "eps2"),
+    (lambda: log_target(P8, eps1="a", eps2=0.5), TypeError, "eps1"),
+    (lambda: log_target(P8, eps1=True, eps2=0.5), TypeError, "eps1"),
+    (lambda: pattern_profile(np.ones(3)), ValueError, "A"),
+    (lambda: element_ratio_error(np.ones((2, 2)), np.eye(3)), ValueError, "M"),
+    (lambda: element_ratio_error(-np.ones((2, 2)), np.eye(2)), ValueError, "M"),
+    (lambda: element_ratio_error(np.full((2, 2), np.inf), np.eye(2)), ValueError, "M"),
+    (lambda: element_ratio_error(np.ones((2, 2)), np.zeros((2, 2))), ValueError, "A"),
+    (lambda: sparse_dimension_bound(0, 1, 1.0, 1.0, 0.5), ValueError, "L"),
+    (lambda: sparse_dimension_bound(10, 0, 1.0, 1.0, 0.5), ValueError, "k"),
+    (lambda: sparse_dimension_bound(10, 1.5, 1.0, 1.0, 0.5), TypeError, "k"),
+    (lambda: sparse_dimension_bound(10, 1, 0.5, 1.0, 0.5), ValueError, "gamma"),
+    (lambda: sparse_dimension_bound(10, 1, 1.0, 1.0, 0.5, delta=1.0), ValueError, "delta"),
+    (lambda: construct_sparse_attention(P8, 0, rng=RNG(0), **GOOD), ValueError, "d"),
+    (lambda: construct_sparse_attention(P8, -3, rng=RNG(0), **GOOD), ValueError, "d"),
+    (lambda: construct_sparse_attention(P8, True, rng=RNG(0), **GOOD), TypeError, "d"),
+    (lambda: construct_sparse_attention(P8, 2.0, rng=RNG(0), **GOOD), TypeError, "d"),
+    (lambda: construct_sparse_attention(P8, 9, rng=RNG(0), **GOOD), ValueError, "d"),
+    (lambda: construct_sparse_attention(P8, 4, rng=42, **GOOD), TypeError, "rng"),
+    (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), max_resamples=0, **GOOD), ValueError, "max_resamples"),
+    (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), method="qr", **GOOD), ValueError, "method"),
+    (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), projection="x", **GOOD), ValueError, "projection"),
+    (lambda: construct_sparse_attention(band(8), 4, rng=RNG(0), k=1, **GOOD), ValueError, "k"),
+    (lambda: resample_success(P8, [], rng=RNG(0), **GOOD), ValueError, "dims"),
+    (lambda: resample_success(P8, [4, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
+    (lambda: resample_success(P8, [0, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
+    (lambda: resample_success(P8, ["a"], rng=RNG(0), **GOOD), TypeError, "dims"),
+    (lambda: resample_success(P8, [2], rng=RNG(0), draws=0, **GOOD), ValueError, "draws"),
+    (lambda: resample_success(P8, [2], rng=RNG(0), dtype=np.float16, **GOOD), TypeError, "dtype"),
+    (lambda: resample_success(P8, [2], rng=np.random.RandomState(0), **GOOD), TypeError, "rng"),
+]
+
+
+@pytest.mark.parametrize("call, exc, word", BAD, ids=[f"{i}-{w}" for i, (_, _, w) in enumerate(BAD)])
+def test_bad_input_names_the_argument(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
