@@ -47,6 +47,9 @@ EXPECTED = {
     "AR-sphere-ball": "verified",
     "AR-lower": "verified",
     "AR-synthetic": "verified",
+    "AT-search": "verified",
+    "AT-precision": "corrected",
+    "AT-parity": "verified",
 }
 
 
