@@ -209,3 +209,30 @@ def test_bad_input(f, change, exc, words):
 def test_bad_options_of_the_attention_route(kw, exc, words):
     with pytest.raises(exc, match=words):
         gr.attention_loss_grad_via_attention(**_BASE, **kw)
+
+
+@pytest.mark.parametrize("oracle, exc, words", [
+    ("attention", TypeError, "oracle must be callable"),
+    (lambda Q, K, V: np.zeros((1, 1)), ValueError, "oracle must return an array of shape"),
+    (lambda Q, K, V: np.full((Q.shape[0], V.shape[1]), np.nan), ValueError, "oracle returned NaN or inf"),
+])
+def test_bad_oracle_of_the_attention_route(oracle, exc, words):
+    with pytest.raises(exc, match=words):
+        gr.attention_loss_grad_via_attention(**_BASE, oracle=oracle)
+
+
+def test_exact_oracle_gives_the_gradient_and_sees_the_calls_in_order():
+    from attnlab import attention
+    inst = {k: np.asarray(v, float) for k, v in _BASE.items()}
+    seen = []
+
+    def oracle(Q, K, V):
+        seen.append(V.copy())
+        return attention(Q, K, V, beta=1.0)
+
+    g = gr.attention_loss_grad_via_attention(**inst, oracle=oracle)
+    assert np.allclose(g, gr.attention_loss_grad(**inst), rtol=1e-12, atol=1e-12)
+    H = inst["A3"] @ inst["Y"]
+    d = inst["A1"].shape[1]
+    assert len(seen) == d + 2 and np.allclose(seen[0], H) and np.allclose(seen[1], inst["A2"])
+    assert all(np.allclose(seen[2 + p], H[:, p:p + 1] * inst["A2"]) for p in range(d))

@@ -252,7 +252,7 @@ def attention_loss_grad_printed(A1, A2, A3, X, Y, E):
 
 
 def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = False, block: int = 1024,
-                                      threads=None, return_calls: bool = False):
+                                      threads=None, return_calls: bool = False, oracle=None):
     r"""The gradient of :func:`attention_loss` from d + 2 attention calls with :math:`Q = A_1X`, :math:`K = A_2`.
 
     The value matrices are :math:`H = A_3Y`, :math:`A_2` and :math:`\mathrm{diag}(H_{:,p})A_2` for
@@ -263,7 +263,9 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
 
     O(nd²) work besides the calls. With ``blocked=True`` every call is :func:`attnlab.attention_blocked`, so no
     n×n array is ever formed (memory O(nd + threads·block²)); otherwise :func:`attnlab.attention`. Both give
-    the result of :func:`attention_loss_grad` up to rounding, and the same errors.
+    the result of :func:`attention_loss_grad` up to rounding, and the same errors. With ``oracle``, every call is
+    ``oracle(Q, K, V)`` instead, in the order V = H, A2, diag(H[:, 0]) A2, …, diag(H[:, d-1]) A2, so an
+    approximate (or adversarial) attention oracle can stand for the calls (claim AT-precision).
 
     Parameters
     ----------
@@ -276,6 +278,10 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
         Worker threads of the blocked calls on NumPy, >= 1 (default: the CPUs this process may use).
     return_calls : bool
         Also return the number of attention calls made (d + 2).
+    oracle : callable, optional
+        ``oracle(Q, K, V) -> O`` standing for ``attention(Q, K, V, beta=1.0)``; it must return a finite array of
+        shape (n, V.shape[1]) in the inputs' namespace. ``None`` (default): exact attention (``blocked`` decides
+        which); with an oracle, ``blocked``, ``block`` and ``threads`` are checked but unused.
 
     Returns
     -------
@@ -288,9 +294,9 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     ------
     {raises}
     TypeError
-        ``blocked`` or ``return_calls`` not a bool; ``block`` or ``threads`` not an integer.
+        ``blocked`` or ``return_calls`` not a bool; ``block`` or ``threads`` not an integer; ``oracle`` not callable.
     ValueError
-        ``block`` or ``threads`` < 1.
+        ``block`` or ``threads`` < 1; an ``oracle`` output of the wrong shape or not finite.
 
     Examples
     --------
@@ -302,19 +308,38 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     ...                                              return_calls=True)
     >>> g, calls
     (array([[4.95574696]]), 3)
+    >>> from attnlab import attention
+    >>> shifted = lambda Q, K, V: attention(Q, K, V, beta=1.0) + 1e-3     # an oracle with error 1e-3
+    >>> g2 = attention_loss_grad_via_attention(A1, A2, A3, np.array([[0.4]]), np.array([[1.0]]),
+    ...                                       np.array([[0.2], [-0.1]]), oracle=shifted)
+    >>> round(float(g2[0, 0] - g[0, 0]), 6)
+    -0.014747
     """
     blocked, return_calls = _bool(blocked, "blocked"), _bool(return_calls, "return_calls")
     block = positive_int(block, "block")
     if threads is not None:
         threads = positive_int(threads, "threads")
+    if oracle is not None and not callable(oracle):
+        raise TypeError(f"oracle must be callable as oracle(Q, K, V) or None, not {type(oracle).__name__}")
     xp, (A1, A2, A3, X, Y, E) = _check(A1, A2, A3, X, Y, E)
     att = (lambda Q, K, V: attention_blocked(Q, K, V, beta=1.0, block=block, threads=threads)) if blocked else (
         lambda Q, K, V: attention(Q, K, V, beta=1.0))
+    if oracle is not None:
+        def att(Q, K, V):
+            out = oracle(Q, K, V)
+            if not hasattr(out, "shape") or tuple(out.shape) != (Q.shape[0], V.shape[1]):
+                raise ValueError(f"oracle must return an array of shape {(Q.shape[0], V.shape[1])}, got "
+                                 f"{tuple(out.shape) if hasattr(out, 'shape') else type(out).__name__}")
+            if not bool(xp.all(xp.isfinite(out))):
+                raise ValueError("oracle returned NaN or inf")
+            return out
     scores = _overflow("the score matrix A1 @ X @ A2.T", "A1, X or A2", A1.dtype)
     Q = _finite(xp, A1 @ X, _overflow("A1 @ X", "A1 or X", A1.dtype))
     H = _finite(xp, A3 @ Y, _overflow("A3 @ Y", "A3 or Y", A1.dtype))
 
     def call(V):
+        if oracle is not None:
+            return att(Q, A2, V)
         try:
             out = att(Q, A2, V)
         except ValueError as exc:  # attention's own checks of its (internal) Q, K, V

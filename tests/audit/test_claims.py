@@ -63,6 +63,9 @@ EXPECTED = {
     "SP-exp": "unverifiable-here",
     "SP-robust": "verified",
     "SP-tight": "corrected",
+    "AT-search": "verified",
+    "AT-precision": "corrected",
+    "AT-parity": "verified",
 }
 
 

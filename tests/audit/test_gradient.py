@@ -56,3 +56,55 @@ def test_plots_return_their_data():
     rows = audit.random_experiment(preset(audit.PRESETS, "smoke"), 0)
     fig, data = audit.plot_random(rows)
     assert len(data["n"]) == len(rows)
+
+
+# --------------------------------------------------------------------------- AT-precision
+def test_extremal_instance_attains_the_norm_bounds_and_the_amplification_is_measured():
+    ext = audit.extremal_instance(8, 3, 2.0)
+    H = ext["A3"] @ ext["Y"]
+    assert np.abs(H).max() == 3 * 2.0 ** 2 and np.abs(H[:, :1] * ext["A2"]).max() == 3 * 2.0 ** 3
+    k1, _ = audit.first_order_amplification(ext)
+    km = audit.measured_amplification(ext, 1e-6, "adversarial")
+    assert km == pytest.approx(k1, rel=1e-4) and km <= audit.amplification_bound(8, 3, 2.0)
+    inst = audit.bounded_instance(8, 3, 2.0, np.random.default_rng(0))
+    kr = audit.measured_amplification(inst, 1e-6, "random", np.random.default_rng(1))
+    assert 0 < kr <= audit.measured_amplification(inst, 1e-6, "adversarial") * (1 + 1e-6)
+
+
+def _precision_data(exps=(1.0, 3.0, 5.0), bound_factor=10.0, norm=1.0, x_over=0.1):
+    rows = []
+    base = dict(n=32, d=4, B=2.0)
+    for var, values in (("n", [8, 16, 32, 64, 128]), ("d", [1, 2, 4, 8, 16, 32]), ("B", [0.5, 1, 2, 4, 8, 16])):
+        for v in values:
+            x = {**base, var: v}
+            k = x["n"] ** exps[0] * x["d"] ** exps[1] * x["B"] ** exps[2]
+            rows.append(dict(sweep=var, n=x["n"], d=x["d"], B=x["B"], kappa_extremal=k, kappa_random_adv=k / 10,
+                             kappa_random_rand=k / 100, bound=bound_factor * k, claimed_ndB3=x["n"] * x["d"] * x["B"] ** 3,
+                             H_over_dB2_random=0.5, T_over_dB3_random=0.4, H_over_dB2_extremal=norm,
+                             T_over_dB3_extremal=1.0))
+    xr = [dict(x_scale=s, max_abs_Q=8.0 * s, kappa_adv=x_over * 100.0, bound=100.0) for s in (1, 10, 100)]
+    return dict(rows=rows, x=xr)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),
+    (dict(exps=(1.0, 1.0, 3.0)), "verified"),              # the printed precision would suffice
+    (dict(exps=(1.0, 0.5, 3.0)), "loose"),
+    (dict(bound_factor=0.5), "refuted"),                   # measured amplification beyond the derived bound
+    (dict(exps=(1.0, 4.0, 7.0)), "refuted"),               # faster than even the derived bound's exponents
+    (dict(x_over=2.0), "refuted"),                         # a large X breaks the bound
+    (dict(norm=1.1), "refuted"),                           # ‖H‖ above dB²
+])
+def test_check_at_precision_on_planted_evidence(kw, verdict):
+    v = audit.check_at_precision("smoke", data=_precision_data(**kw))
+    assert v.verdict == verdict, v.summary
+
+
+def test_precision_at_smoke_scale_with_plot():
+    p = preset(audit.PRESETS, "smoke")
+    out = audit.precision_experiment(p, 0)
+    v = audit.check_at_precision("smoke", data=out)
+    assert v.verdict == "corrected" and v.numbers["max_over_bound"] <= 1
+    pytest.importorskip("matplotlib")
+    _, data = audit.plot_precision(out)
+    assert data["d"]["d"] == p["prec_d"]

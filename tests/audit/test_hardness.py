@@ -58,3 +58,93 @@ def test_plots_return_their_data():
     assert len(data["n"]) == len(P["mip_n"]) * len(P["mip_C0"])
     _, data = audit.plot_ov(audit.ov_experiment(P, 0))
     assert data["n"] == P["ov_n"]
+
+
+# --------------------------------------------------------------------------- AT-search and AT-parity
+def _search_data(n_slope=1.0, d_slope=1.0, B_slope=2.0, eta_slope=1.0, tol_factor=1.0, rel=0.1, search_err=0.0):
+    """Fabricated evidence: rounds exactly linear in each sweep's term, tolerance rows from the closed form."""
+    rows = []
+    for n in [2 ** k for k in range(2, 17)]:
+        rows.append(dict(sweep="n", n=n, d=1, B=0.25, eta=0.05, rel_err_over_allowed=rel,
+                         rounds=5 + n_slope * math.log2(math.log(n)), formula=math.log2(math.log2(n)) + 2.3))
+    for d in [2 ** k for k in range(0, 11)]:
+        rows.append(dict(sweep="d", n=16, d=d, B=1.0, eta=0.05, rel_err_over_allowed=rel,
+                         rounds=7 + d_slope * math.log2(d), formula=2 + math.log2(d / 0.05)))
+    for B in [2.0 ** k for k in range(0, 7)]:
+        rows.append(dict(sweep="B", n=16, d=1, B=B, eta=0.05, rel_err_over_allowed=rel,
+                         rounds=7 + B_slope * math.log2(B), formula=2 + math.log2(B / 0.05)))
+    for k in range(4, 60):
+        eta = 2.0 ** (-k / 4)
+        rows.append(dict(sweep="eta", n=16, d=1, B=1.0, eta=eta, rel_err_over_allowed=rel,
+                         rounds=3 + eta_slope * math.log2(1 / eta), formula=2 + math.log2(1 / eta)))
+    tol = [dict(eta=e, measured=tol_factor * e / (4 + 2 * e), closed_form=e / (4 + 2 * e),
+                over_eta=tol_factor / (4 + 2 * e), search_rel_err=search_err, allowed=(1 + e) ** 2 - 1)
+           for e in (0.9, 0.5, 0.25, 0.1, 0.01)]
+    return dict(rows=rows, tolerance=tol)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "verified"),
+    (dict(n_slope=3.0), "refuted"),           # rounds growing like log n, not log log n
+    (dict(d_slope=2.0), "refuted"),
+    (dict(eta_slope=1.5), "refuted"),
+    (dict(n_slope=0.0), "loose"),             # the log log n term not needed
+    (dict(B_slope=1.0), "loose"),
+    (dict(tol_factor=0.5), "refuted"),        # the measured tolerance is not the closed form η/(4+2η)
+    (dict(rel=2.0), "refuted"),               # the search misses the row sums with an exact oracle
+    (dict(search_err=1.0), "refuted"),        # inside the tolerance, the search still fails
+])
+def test_check_at_search_on_planted_evidence(kw, verdict):
+    v = audit.check_at_search("smoke", data=_search_data(**kw))
+    assert v.verdict == verdict, v.summary
+
+
+def _parity_data(fraction=0.5, N=4000, agree=True, exact_bad=False, stratum_bad=False):
+    rng = np.random.default_rng(1)
+    t = rng.integers(1, 6, N).tolist()
+    odd = (rng.random(N) < fraction).astype(int).tolist()
+    if stratum_bad:                       # t = 5 never odd, the others compensate
+        odd = [0 if ti == 5 else int(rng.random() < 0.625) for ti in t]
+    exact = {str(k): ("1/2" if k else "0") for k in range(13)}
+    if exact_bad:
+        exact["3"] = "3/8"
+    return dict(t=t, odd=odd, gadget_agree=1000 if agree else 999, readings=1000, zero_rows=50, zero_odd=0,
+                exact=exact)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "verified"),
+    (dict(fraction=0.4), "refuted"),
+    (dict(fraction=0.5, N=100), "refuted"),   # too few samples: the interval is wider than 0.1
+    (dict(agree=False), "refuted"),
+    (dict(exact_bad=True), "refuted"),
+    (dict(stratum_bad=True), "refuted"),
+])
+def test_check_at_parity_on_planted_evidence(kw, verdict):
+    v = audit.check_at_parity("smoke", data=_parity_data(**kw))
+    assert v.verdict == verdict, v.summary
+
+
+def test_separation_tolerance_is_the_closed_form():
+    for eta in (0.5, 0.05):
+        assert audit.separation_tolerance(eta) == pytest.approx(eta / (4 + 2 * eta), rel=1e-9)
+
+
+def test_odd_probability_exact():
+    import sympy as sp
+    assert audit.odd_probability_exact(0) == 0
+    assert all(audit.odd_probability_exact(t) == sp.Rational(1, 2) for t in range(1, 9))
+
+
+def test_search_and_parity_at_smoke_scale_with_plots():
+    s = audit.search_experiment(P, 0)
+    assert audit.check_at_search("smoke", data=s).verdict == "verified"
+    assert {r["sweep"] for r in s["rows"]} == {"n", "d", "B", "eta"}
+    par = audit.parity_mc_experiment(P, 0)
+    v = audit.check_at_parity("smoke", data=par)
+    assert v.verdict == "verified" and par["zero_odd"] == 0 and par["gadget_agree"] == par["readings"]
+    pytest.importorskip("matplotlib")
+    _, data = audit.plot_search(s)
+    assert set(data) == {"n", "d", "B", "eta"}
+    _, data = audit.plot_parity(v.numbers)
+    assert len(data["t"]) == len(v.numbers["strata_ci"])

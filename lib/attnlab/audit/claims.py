@@ -212,11 +212,14 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_tight"),
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
-          "oracle error O(η) still separates (1 ± η)c_i."),
+          "oracle error O(η) still separates (1 ± η)c_i.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_search"),
     Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
-          "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X)."),
+          "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
+          "notebooks/05-gradient", "attnlab.audit.gradient:check_at_precision"),
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
-          "For the random instance, the number of orthogonal pairs is odd with probability 1/2."),
+          "For the random instance, the number of orthogonal pairs is odd with probability 1/2.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
           "than 2·tanh(osc(h)/4)."),

@@ -1,20 +1,22 @@
 """The evidence of chapter 06 (``notebooks/06-hardness.ipynb``, claims AT-sentinel, AT-maxip, AT-ov, AT-log2,
-AT-lowrank and AT-temp): the experiments on the hardness gadgets of :mod:`attnlab.hardness`, the helpers only they
-use (the oracle-tolerance bisection, random OV sets, the parity counterexample search, the printed K'ᵀ), the
-verdicts and the figures.
+AT-lowrank, AT-temp, AT-search and AT-parity): the experiments on the hardness gadgets of :mod:`attnlab.hardness`,
+the helpers only they use (the oracle-tolerance bisections, random OV sets, the parity counterexample search, the
+printed K'ᵀ), the verdicts and the figures.
 """
 from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 
 from .._validate import positive_int
 from ..exact import attention
 from ..hardness import (approximate_oracle, maxip_decode, one_sided_factorisation, ov_decode, parity_decode,
-                        rowsum_search, sentinel_attention, temperature_absorbed)
+                        parity_instance, rowsum_search, sentinel_attention, temperature_absorbed)
 from .cache import memoize
+from .stats import clopper_pearson, fit_slope
 from .scale import preset
 from .verdict import Verdict
 
@@ -39,6 +41,14 @@ __all__ = [
     "plot_sentinel",
     "plot_maxip",
     "plot_ov",
+    "separation_tolerance",
+    "search_experiment",
+    "check_at_search",
+    "plot_search",
+    "odd_probability_exact",
+    "parity_mc_experiment",
+    "check_at_parity",
+    "plot_parity",
 ]
 
 PRESETS = {
@@ -57,6 +67,24 @@ PRESETS = {
                   T=[1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]),
 }
 
+#: Sizes of the round count (AT-search) and of the parity Monte Carlo (AT-parity).
+_NEW = {
+    "smoke": dict(srch_n=[2 ** k for k in range(2, 15)], srch_d=[2 ** k for k in range(0, 9)],
+                  srch_B=[2.0 ** k for k in range(0, 7)], srch_eta_oct=range(1, 13), srch_eta_per=2,
+                  srch_dither=8, srch_n_dither=16, srch_tol_eta=[0.5, 0.25, 0.1, 0.05, 0.01, 0.001],
+                  pmc_n=16, pmc_d=6, pmc_inst=8, pmc_trials=200, pmc_T=12),
+    "book": dict(srch_n=[2 ** k for k in range(2, 17)], srch_d=[2 ** k for k in range(0, 11)],
+                 srch_B=[2.0 ** k for k in range(0, 7)], srch_eta_oct=range(1, 15), srch_eta_per=4,
+                 srch_dither=8, srch_n_dither=32, srch_tol_eta=[0.9, 0.5, 0.25, 0.1, 0.05, 0.01, 0.001, 1e-4],
+                 pmc_n=32, pmc_d=8, pmc_inst=20, pmc_trials=300, pmc_T=16),
+    "paper": dict(srch_n=[2 ** k for k in range(2, 19)], srch_d=[2 ** k for k in range(0, 12)],
+                  srch_B=[2.0 ** k for k in range(0, 8)], srch_eta_oct=range(1, 17), srch_eta_per=8,
+                  srch_dither=16, srch_n_dither=64, srch_tol_eta=[0.9, 0.5, 0.25, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-5],
+                  pmc_n=64, pmc_d=10, pmc_inst=50, pmc_trials=1000, pmc_T=24),
+}
+for _k in PRESETS:
+    PRESETS[_k].update({k: list(v) if isinstance(v, range) else v for k, v in _NEW[_k].items()})
+del _k
 
 
 # --------------------------------------------------------------------------- helpers of the experiments
@@ -403,6 +431,244 @@ def check_at_temp(scale=None, seed: int = 0, data=None) -> Verdict:
         scale=p["scale"])
 
 
+# --------------------------------------------------------------------------- AT-search
+def separation_tolerance(eta: float, iters: int = 60):
+    """Largest adversarial oracle error ε (bisection on [0, 1/2]) at which the sentinel gadget still decides
+    S ≥ (1+η)c as "above" and S ≤ (1−η)c as "below" (o ≥ 1/2), measured on instances with S = (1 ± η)c exactly."""
+    Q, K = np.zeros((1, 1)), np.zeros((64, 1))          # S = 64
+    logS = math.log(64.0)
+
+    def separates(e):
+        orc = approximate_oracle(e)
+        up = sentinel_attention(Q, K, np.array([logS - math.log1p(eta)]), orc)[0] >= 0.5
+        down = sentinel_attention(Q, K, np.array([logS - math.log1p(-eta)]), orc)[0] >= 0.5
+        return bool(up) and not bool(down)
+
+    lo, hi = 0.0, 0.5
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if separates(mid) else (lo, mid)
+    return lo
+
+
+def _mean_rounds(Q, K, eta, B, dither):
+    """Rounds of :func:`rowsum_search` averaged over η·2^(k/dither), k < dither (smooths the ceiling of log₂),
+    and the worst relative error of its row sums (exact oracle)."""
+    QK = Q @ K.T
+    logS = np.log(np.exp(QK - QK.max(1, keepdims=True)).sum(1)) + QK.max(1)
+    rounds, err = [], 0.0
+    for k in range(dither):
+        e = eta * 2.0 ** (k / dither)
+        with warnings.catch_warnings():   # sums beyond float64 (B = 64): the logarithms are what is compared
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _, info = rowsum_search(Q, K, e, B=B)
+        rounds.append(info["rounds"])
+        err = max(err, float(np.abs(np.expm1(info["log_S_hat"] - logS)).max()) / ((1 + e) ** 2 - 1))
+    return float(np.mean(rounds)), err
+
+
+@memoize
+def search_experiment(p, seed: int = 0):
+    """Rounds of the parallel binary search, one variable at a time: keys n (d = 1, B = 1/4, η = 0.05), width d
+    (n = 16, B = 1), entry bound B (n = 16, d = 1), and η (n = 16, d = 1, B = 1, several per octave); 16 queries
+    (2 in the n sweep, for its cost) with entries uniform in [−B, B]: the rounds are those of the slowest row. Each point averages the rounds over η·2^(k/K), k < K (``srch_dither``;
+    ``srch_n_dither`` for the n sweep), which turns the integer staircase ⌈log₂ range⌉ into its trend. Also the separation tolerance against η and the search's accuracy with an
+    adversarial oracle just inside it."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    dither = p["srch_dither"]
+
+    def point(sweep, n, d, B, eta, dith=dither, queries=16):
+        Q, K = rng.uniform(-B, B, (queries, d)), rng.uniform(-B, B, (n, d))
+        R, err = _mean_rounds(Q, K, eta, B, dith)
+        rows.append(dict(sweep=sweep, n=n, d=d, B=B, eta=eta, rounds=R, rel_err_over_allowed=err,
+                         formula=math.log2(math.log2(n)) + math.log2(d * B / eta)))
+
+    for n in p["srch_n"]:      # log log n spans little: a finer dither keeps the ceiling's steps below its trend
+        point("n", n, 1, 0.25, 0.05, dith=p["srch_n_dither"], queries=2)
+    for d in p["srch_d"]:
+        point("d", 16, d, 1.0, 0.05)
+    for B in p["srch_B"]:
+        point("B", 16, 1, B, 0.05)
+    for o in p["srch_eta_oct"]:
+        for k in range(p["srch_eta_per"]):
+            point("eta", 16, 1, 1.0, 2.0 ** -(o + k / p["srch_eta_per"]), dith=1)
+    tol = []
+    for eta in p["srch_tol_eta"]:
+        measured = separation_tolerance(eta)
+        Q, K = rng.uniform(-1, 1, (64, 2)), rng.uniform(-1, 1, (64, 2))
+        QK = Q @ K.T
+        logS = np.log(np.exp(QK).sum(1))
+        e_in = 0.99 * measured
+        _, info = rowsum_search(Q, K, eta, B=1.0, oracle=approximate_oracle(e_in))
+        rel = float(np.abs(np.expm1(info["log_S_hat"] - logS)).max())
+        tol.append(dict(eta=eta, measured=measured, closed_form=eta / (4 + 2 * eta), over_eta=measured / eta,
+                        search_rel_err=rel, allowed=(1 + eta) ** 2 - 1))
+    return dict(rows=rows, tolerance=tol)
+
+
+_SEARCH_THETA = dict(n=1.0, d=1.0, B=2.0, eta=1.0)   # exponents of log₂ of the search range (ln n + 2dB²)/ln(1+η)
+
+
+def _search_x(r, var):
+    return dict(n=math.log2(math.log(r["n"])), d=math.log2(r["d"]), B=math.log2(r["B"]),
+                eta=math.log2(1 / r["eta"]))[var]
+
+
+def _search_slope(rows, var):
+    rs = [r for r in rows if r["sweep"] == var]
+    x = np.array([_search_x(r, var) for r in rs])
+    y = np.array([r["rounds"] for r in rs])
+    # the upper half of each sweep, where its term dominates the range; log log n moves so little that the n
+    # sweep (where ln n dominates 2dB² = 1/8 throughout) is fitted whole
+    keep = x >= np.median(x) if var != "n" else np.ones_like(x, bool)
+    return fit_slope(x[keep], y[keep])
+
+
+def check_at_search(scale=None, seed: int = 0, data=None) -> Verdict:
+    """Verdict for AT-search: rounds O(log log n + log(dB/η)), and an O(η) oracle error still separates (1 ± η)c.
+
+    Rule (stated before the run): the search must be exact with an exact oracle (relative error within (1+η)²);
+    in each one-variable sweep the slope of the rounds against log₂ ln n, log₂ d, log₂ B, log₂(1/η) (upper half
+    of the sweep; the whole sweep for n) is bracketed with tol = 0.2 around the exponents (1, 1, 2, 1) of the search range
+    (ln n + 2dB²)/ln(1+η), each at most a constant times the bound's (1, 1, 1, 1). A slope above the bracket
+    (faster growth than the bound's form allows, e.g. log n instead of log log n) → refuted; all inside →
+    verified; none above, some below → loose. The separation: the measured tolerance must equal the closed form
+    η/(4 + 2η) (relative 1e-6), be ≥ η/6 for every η in (0, 1) (Θ(η)), and the search with an oracle error of 0.99×
+    it must stay within (1+η)² for η ≤ 1/4; otherwise refuted.
+    """
+    p = preset(PRESETS, scale)
+    out = search_experiment(p, seed) if data is None else data
+    rows, tol_rows = out["rows"], out["tolerance"]
+    tol = 0.2
+    fits = {v: _search_slope(rows, v) for v in _SEARCH_THETA}
+    slopes = {v: f.slope for v, f in fits.items()}
+    exact_ok = max(r["rel_err_over_allowed"] for r in rows) <= 1 + 1e-9
+    above = [v for v in _SEARCH_THETA if slopes[v] > (1 + tol) * _SEARCH_THETA[v]]
+    below = [v for v in _SEARCH_THETA if slopes[v] < (1 - tol) * _SEARCH_THETA[v]]
+    match = max(abs(r["measured"] - r["closed_form"]) / r["closed_form"] for r in tol_rows)
+    min_over_eta = min(r["over_eta"] for r in tol_rows)
+    search_ok = all(r["search_rel_err"] <= r["allowed"] for r in tol_rows if r["eta"] <= 0.25)
+    sep_ok = match <= 1e-6 and min_over_eta >= 1 / 6 - 1e-12 and search_ok
+    C = max(r["rounds"] / r["formula"] for r in rows)
+    C_fit = fit_slope([r["formula"] for r in rows], [r["rounds"] for r in rows])
+    if not (exact_ok and sep_ok) or above:
+        verdict = "refuted"
+    elif below:
+        verdict = "loose"
+    else:
+        verdict = "verified"
+    nmax = max(r["n"] for r in rows if r["sweep"] == "n")
+    return Verdict(
+        "AT-search", verdict,
+        f"The rounds of the parallel binary search grow with slopes {slopes['n']:.2f} in log ln n, "
+        f"{slopes['d']:.2f} in log d, {slopes['B']:.2f} in log B and {slopes['eta']:.2f} in log(1/η) (search range "
+        f"(ln n + 2dB²)/ln(1+η): 1, 1, 2, 1), at most {C:.2f}× log log n + log(dB/η) over the grid (n up to "
+        f"{nmax}); the largest adversarial oracle error that still separates (1 ± η)c is η/(4 + 2η) "
+        f"(measured within {match:.1e}), at least {min_over_eta:.3f}·η.",
+        numbers=dict(slopes=slopes, slope_ci={v: [f.slope_lo, f.slope_hi] for v, f in fits.items()},
+                     max_rounds_over_formula=C, fit_rounds_vs_formula=dict(slope=C_fit.slope, intercept=C_fit.intercept),
+                     max_rel_err_over_allowed=max(r["rel_err_over_allowed"] for r in rows),
+                     tolerance_match=match, min_tolerance_over_eta=min_over_eta, search_inside_tolerance_ok=search_ok,
+                     tolerance={f"{r['eta']:g}": r["measured"] for r in tol_rows}),
+        thresholds=dict(bracket=f"slope in [(1 − {tol})θ, (1 + {tol})θ], θ = (1, 1, 2, 1) for (log ln n, log d, "
+                                f"log B, log 1/η), upper half of each sweep (whole n sweep)",
+                        exact="relative error <= (1+η)² − 1 with an exact oracle",
+                        separation="measured tolerance = η/(4+2η) within 1e-6 relative, >= η/6, and the search "
+                                   "within (1+η)² at 0.99× it for η <= 1/4"),
+        scale=p["scale"])
+
+
+# --------------------------------------------------------------------------- AT-parity
+def odd_probability_exact(t: int):
+    """P(Binomial(t, 1/2) is odd) as an exact SymPy rational: Σ_{k odd} C(t, k) / 2^t."""
+    import sympy as sp  # noqa: PLC0415
+
+    t = int(t)
+    return sp.Rational(sum(sp.binomial(t, k) for k in range(1, t + 1, 2)), 2 ** t)
+
+
+@memoize
+def parity_mc_experiment(p, seed: int = 0):
+    """Lemma 5.8's random instance on random OV sets: each key kept with probability 1/2; per trial one row with
+    at least one orthogonal key is drawn uniformly (independently of the keys kept) and the parity of its kept
+    orthogonal keys recorded. The gadget's parity (round(S_i) from the sentinel at c = 1 with s = √(ln 2)) is
+    compared with the count on every row, and rows without an orthogonal key are tallied separately."""
+    rng = np.random.default_rng(seed)
+    n, d = p["pmc_n"], p["pmc_d"]
+    samples_t, samples_odd = [], []
+    agree, readings, zero_rows, zero_odd = 0, 0, 0, 0
+    s = math.sqrt(math.log(2))
+    for inst in range(p["pmc_inst"]):
+        A, Bv = random_ov_sets(n, d, rng, planted=1 + inst % 4)
+        orth = (A @ Bv.T) == 0
+        t = orth.sum(1)
+        with_rows = np.flatnonzero(t >= 1)
+        Q, K = parity_instance(A, Bv, s)
+        for _ in range(p["pmc_trials"]):
+            keep = rng.random(n) < 0.5
+            count = orth[:, keep].sum(1)
+            if keep.any():
+                o = sentinel_attention(Q, K[keep], np.zeros(n))
+                gadget = np.rint(o / (1 - o)).astype(np.int64) % 2
+            else:
+                gadget = np.zeros(n, np.int64)
+            agree += int((gadget == count % 2).sum())
+            readings += n
+            zero_rows += int((t == 0).sum())
+            zero_odd += int((count[t == 0] % 2).sum())
+            i = rng.choice(with_rows)
+            samples_t.append(int(t[i]))
+            samples_odd.append(int(count[i] % 2))
+    exact = {t: str(odd_probability_exact(t)) for t in range(p["pmc_T"] + 1)}
+    return dict(t=samples_t, odd=samples_odd, gadget_agree=agree, readings=readings, zero_rows=zero_rows,
+                zero_odd=zero_odd, exact=exact)
+
+
+def check_at_parity(scale=None, seed: int = 0, data=None) -> Verdict:
+    """Verdict for AT-parity: in a row with t ≥ 1 orthogonal keys, the kept count is odd with probability 1/2.
+
+    Rule (stated before the run): the exact probability (SymPy) must be 1/2 for every t = 1..T; the pooled
+    99% Clopper–Pearson interval of the sampled rows must contain 1/2 and be narrower than 0.1; every stratum t
+    with at least 30 samples must have a Bonferroni-adjusted 99% interval containing 1/2; the gadget's parity
+    must equal the count's on every reading. Any failure → refuted; otherwise verified. (Rows with no orthogonal
+    key read odd with probability 0: tallied and reported, not part of the claim.)
+    """
+    p = preset(PRESETS, scale)
+    out = parity_mc_experiment(p, seed) if data is None else data
+    import sympy as sp  # noqa: PLC0415
+
+    exact = {int(t): sp.Rational(v) for t, v in out["exact"].items()}
+    exact_ok = all(v == sp.Rational(1, 2) for t, v in exact.items() if t >= 1)
+    t_arr, odd = np.asarray(out["t"]), np.asarray(out["odd"])
+    N, k = int(odd.size), int(odd.sum())
+    lo, hi = clopper_pearson(k, N, 0.99)
+    pooled_ok = lo <= 0.5 <= hi and hi - lo < 0.1
+    strata = {int(t): (int(odd[t_arr == t].sum()), int((t_arr == t).sum())) for t in np.unique(t_arr)}
+    big = {t: v for t, v in strata.items() if v[1] >= 30}
+    conf = 1 - 0.01 / max(len(big), 1)
+    ci = {t: [float(x) for x in clopper_pearson(kk, nn, conf)] for t, (kk, nn) in big.items()}
+    strata_ok = all(c[0] <= 0.5 <= c[1] for c in ci.values())
+    gadget_ok = out["gadget_agree"] == out["readings"]
+    verdict = "verified" if (exact_ok and pooled_ok and strata_ok and gadget_ok) else "refuted"
+    return Verdict(
+        "AT-parity", verdict,
+        f"P(Binomial(t, 1/2) odd) = 1/2 exactly for t = 1..{max(exact)} (SymPy; 0 for t = 0); over {N} sampled rows "
+        f"with an orthogonal key the kept count was odd {k / N:.4f} of the time (99% CI {float(lo):.4f}–"
+        f"{float(hi):.4f}), every stratum t with ≥ 30 samples ({len(big)}) contains 1/2, and the gadget's parity "
+        f"matched the count in {out['gadget_agree']}/{out['readings']} readings; rows without an orthogonal key "
+        f"read odd {out['zero_odd']}/{out['zero_rows']} times.",
+        numbers=dict(exact={str(t): str(v) for t, v in exact.items()}, samples=N, odd=k, fraction=k / N,
+                     ci99=[float(lo), float(hi)], strata={str(t): list(v) for t, v in strata.items()},
+                     strata_ci={str(t): c for t, c in ci.items()}, gadget_agree=out["gadget_agree"],
+                     readings=out["readings"], zero_rows=out["zero_rows"], zero_odd=out["zero_odd"]),
+        thresholds=dict(exact="P(odd) = 1/2 for t = 1..T (SymPy)",
+                        pooled="99% Clopper–Pearson interval contains 1/2 and is narrower than 0.1",
+                        strata="Bonferroni-adjusted 99% interval contains 1/2 for every t with >= 30 samples",
+                        gadget="gadget parity = count parity on every reading"),
+        scale=p["scale"])
+
+
 # --------------------------------------------------------------------------- figures
 def mpl_null():
     """A formatter that prints no tick labels (for minor ticks)."""
@@ -462,3 +728,44 @@ def plot_ov(rows):
     ax.set_ylabel("gadget output o_i")
     ax.legend(fontsize=6)
     return fig, dict(n=ns, max_without=no, min_with=yes)
+
+
+def plot_search(out):
+    """Rounds of the search against each variable's term (one panel per sweep), with the bracket's slope."""
+    from ..plotting import figure  # noqa: PLC0415
+
+    fig, axes = figure(ncols=4, width=1.6, height=2.2)
+    labels = dict(n="log₂ ln n", d="log₂ d", B="log₂ B", eta="log₂(1/η)")
+    data = {}
+    for ax, var in zip(axes, ("n", "d", "B", "eta")):
+        rs = [r for r in out["rows"] if r["sweep"] == var]
+        x = [_search_x(r, var) for r in rs]
+        y = [r["rounds"] for r in rs]
+        ax.plot(x, y, "o", ms=2)
+        f = _search_slope(out["rows"], var)
+        xs = np.array([min(x), max(x)])
+        ax.plot(xs, f.intercept + f.slope * xs, "k-", lw=1)
+        ax.set_xlabel(labels[var])
+        ax.set_title(f"slope {f.slope:.2f}", fontsize=7)
+        data[var] = dict(x=x, rounds=y)
+    axes[0].set_ylabel("rounds (attention calls)")
+    return fig, data
+
+
+def plot_parity(check_numbers):
+    """Fraction of odd kept counts per number t of orthogonal keys, with Clopper–Pearson intervals and 1/2."""
+    from ..plotting import figure  # noqa: PLC0415
+
+    fig, ax = figure()
+    strata = {int(t): v for t, v in check_numbers["strata"].items()}
+    ts = sorted(t for t, (_, nn) in strata.items() if nn >= 30)
+    frac = [strata[t][0] / strata[t][1] for t in ts]
+    ci = [check_numbers["strata_ci"][str(t)] for t in ts]
+    ax.errorbar(ts, frac, yerr=[[f - c[0] for f, c in zip(frac, ci)], [c[1] - f for f, c in zip(frac, ci)]],
+                fmt="o", ms=3, capsize=2, label="sampled rows (Bonferroni 99% CI)")
+    ax.axhline(0.5, color="k", ls="--", lw=1, label="1/2")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("orthogonal keys t in the row")
+    ax.set_ylabel("P(kept count odd)")
+    ax.legend(fontsize=6)
+    return fig, dict(t=ts, fraction=frac, ci=ci)
