@@ -66,6 +66,10 @@ EXPECTED = {
     "AT-search": "verified",
     "AT-precision": "corrected",
     "AT-parity": "verified",
+    "AR-coarse": "corrected",
+    "AR-rlower": "verified",
+    "AR-count": "corrected",
+    "AR-const": "verified",
 }
 
 

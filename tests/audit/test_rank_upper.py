@@ -112,3 +112,44 @@ def test_figures_return_their_data():
     rows = [dict(beta=b, r=r, tau_exact=0.1, tau_width=0.2, tau_spec=0.3, error=0.05) for b in (1, 8) for r in (0, 1)]
     fig, data = rank_upper.plot_bridge(rows, 0.25)
     assert len(data["beta"]) == 4
+
+
+def _coarse_rows(ratio, tau=0.2, eps=0.5):
+    return [dict(beta=1.0, r=1, eps=eps, tau_tanh=tau, tau_lip_osc=tau, tau_pda_lip=ratio * tau, osc_max=1.0,
+                 sup_over_osc=1.0)]
+
+
+@pytest.mark.parametrize("rows, verdict", [
+    (_coarse_rows(12.0), "verified"),
+    (_coarse_rows(3.0), "corrected"),
+    (_coarse_rows(1.2), "refuted"),
+    (_coarse_rows(50.0, tau=0.9), "unverifiable-here"),   # only where τ ≥ ε: the regime where τ_W is unusable
+])
+def test_check_ar_coarse_planted(rows, verdict):
+    assert rank_upper.check_ar_coarse("smoke", data=rows).verdict == verdict
+
+
+def test_coarse_closed_form_limits():
+    cf = rank_upper.coarse_closed_form()
+    assert cf["limit0_osc"] == 1 and cf["limit0_2x"] == 4 and cf["limit_inf_2x"] == "oo"
+    assert 1.9 < cf["tau_at_ratio_2x"] < 2
+
+
+def _const(r_mild, r_full=10):
+    table = [dict(form="2^(r/2)", n=4096, eps=0.25, Gamma=0.0, r_vacuous=r_mild, law_at_50=1.0),
+             dict(form="2^r", n=4096, eps=0.25, Gamma=0.0, r_vacuous=r_full, law_at_50=1.0)]
+    return dict(table=table, split=rank_upper.trigger_split())
+
+
+@pytest.mark.parametrize("data, verdict", [
+    (_const(24), "verified"), (_const(60), "unverifiable-here"), (_const(None), "refuted"), (_const(70), "refuted"),
+])
+def test_check_ar_const_planted(data, verdict):
+    assert rank_upper.check_ar_const("smoke", data=data).verdict == verdict
+
+
+def test_const_table_and_split():
+    t = rank_upper.const_table(ns=(4096,), eps=(0.25,), gammas=(0.0,))
+    assert {x["form"]: x["r_vacuous"] for x in t} == {"2^r": 12, "2^(r/2)": 24}
+    s = rank_upper.trigger_split()
+    assert s["argument_inflation"] == "9/4" and s["parts"] == 2

@@ -222,15 +222,19 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
-          "than 2·tanh(osc(h)/4)."),
+          "than 2·tanh(osc(h)/4).",
+          "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_coarse"),
     Claim("AR-rlower", S004, "l. 96",
           "A matching lower bound β^(r/2) in the interaction dimension r (the exponent r/2 is minimax-sharp), and the "
-          "sphere's lower bound."),
+          "sphere's lower bound.",
+          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_rlower"),
     Claim("AR-count", S004, "l. 106, 128, 162",
           "17,850,625 message states ≈ 10^88946 tokens for the largest ball test; message centres (b√β)^d in one place, "
-          "(b√β/L)^d in another."),
+          "(b√β/L)^d in another.",
+          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_count"),
     Claim("AR-const", S004, "l. 136",
-          "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?)."),
+          "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?).",
+          "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_const"),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}

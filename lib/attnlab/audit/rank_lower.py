@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import (LowerCertificate, lattice_lower_count, lattice_materialised, lower_certificate_margin,
-                rank_lower_certificate, sphere_lower_count)
+import math
+
+from .. import (LowerCertificate, cell_half_width, chebyshev_radius, lattice_beta, lattice_lower_count,
+                lattice_materialised, lattice_query_radius, lower_certificate_margin, rank_lower_certificate,
+                row_l1_error, sphere_gv_lower, sphere_lower_count, visible_interaction_dim)
+from ..logits import softmax
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset
@@ -17,7 +21,8 @@ from .stats import fit_slope
 from .verdict import Verdict
 
 __all__ = ["PRESETS", "gap_experiment", "lattice_experiment", "slopes_table", "check_ar_lower", "check_ar_synthetic",
-           "plot_lower_laws", "plot_gap"]
+           "plot_lower_laws", "plot_gap", "embedded_lattice_head", "rlower_embedding", "rlower_fits", "sphere_rlower",
+           "check_ar_rlower", "count_factor", "count_experiment", "check_ar_count"]
 
 #: Sizes per scale (with ``SHARED``: ``eps``, ``lat_*``, ``gap_*``): ``lat_check_gamma`` the materialised lattice
 #: check, ``sph_*`` the cap packings on the sphere.
@@ -32,7 +37,9 @@ _OWN = {
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
                   sph_candidates=2_000_000),
 }
-PRESETS = {s: {**SHARED[s], **_OWN[s]} for s in SCALES}
+#: AR-rlower/AR-count (issue 19): ``emb_*`` the embedded instances, ``rl_*`` tolerance and window, ``count_d``.
+_RL = dict(emb_r=[1, 2, 3], emb_gamma=3.0, rl_tol=0.10, rl_decades=2, count_d=[2, 3, 4, 6])
+PRESETS = {s: {**SHARED[s], **_OWN[s], **_RL} for s in SCALES}
 
 
 # --------------------------------------------------------------------------- experiments
@@ -141,3 +148,203 @@ def plot_gap(rows, eps):
     ax.set_ylabel("rank certificate")
     ax.legend(fontsize=6)
     return fig, {k: [r[k] for r in rs] for k in rs[0]}
+
+
+# --------------------------------------------------------------------------- AR-rlower, AR-count (issue 19)
+def embedded_lattice_head(r: int, gamma: float, *, margin: int = 8):
+    r"""The lattice instance of dimension r embedded in :math:`\mathbb R^{r+1}` (seed 004, l. 96): queries
+    :math:`(c/\gamma, 1)`, keys :math:`(u/(\sqrt rR), -\|u\|^2/(2\beta))`, so that
+    :math:`\beta\langle q,k\rangle=\langle c,u\rangle-\|u\|^2/2`: the log-multiplicities become a key-only coordinate.
+    Returns Q, K, β and the direct logits ⟨c, u⟩ − ‖u‖²/2."""
+    R = math.ceil(gamma) + margin
+    beta = lattice_beta(r, gamma, margin)
+    g = math.floor(gamma)
+    grid = np.stack(np.meshgrid(*[np.arange(-g, g + 1)] * r, indexing="ij"), -1).reshape(-1, r).astype(float)
+    C = grid[(grid**2).sum(1) <= gamma**2 + 1e-9]
+    U = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * r, indexing="ij"), -1).reshape(-1, r).astype(float)
+    Q = np.hstack([C / gamma, np.ones((len(C), 1))])
+    K = np.hstack([U / (math.sqrt(r) * R), -(U**2).sum(1, keepdims=True) / (2 * beta)])
+    return Q, K, beta, C @ U.T - (U**2).sum(1)[None, :] / 2
+
+
+@memoize
+def rlower_embedding(p: dict, seed: int):
+    """AR-rlower: the embedded instances for r in ``emb_r`` at γ = ``emb_gamma``: visible dimension, Γ/β from the
+    visible coordinates' Chebyshev radii, and the row-ℓ1 distance of softmax(βQKᵀ) to the direct lattice rows."""
+    out = []
+    for r in p["emb_r"]:
+        Q, K, beta, direct = embedded_lattice_head(r, p["emb_gamma"])
+        vi = visible_interaction_dim(Q, K)
+        G = beta * chebyshev_radius(vi.a) * chebyshev_radius(vi.b)
+        out.append(dict(r=r, ambient=Q.shape[1], visible=vi.r, n=Q.shape[0], L=K.shape[0], beta=beta,
+                        Gamma_over_beta=G / beta,
+                        embed_error=row_l1_error(softmax(beta * (Q @ K.T)), softmax(direct))))
+    return out
+
+
+def rlower_fits(ball, tol: float = 0.10, decades: float = 2.0):
+    r"""Per (d, ε) of the lattice rows: the slope of log M (lower certificate) against log(1 + Γ/ε²), Γ = β ρ_Q
+    (ρ_K = 1), over β ≥ β_max/10^decades, with its 95% interval, against r/2 = d/2; and Γ/β over the window."""
+    out = []
+    for e in sorted({x["eps"] for x in ball}):
+        for d in sorted({x["d"] for x in ball}):
+            rs = sorted((x for x in ball if x["d"] == d and x["eps"] == e and x["M"] > 0), key=lambda x: x["beta"])
+            if not rs:
+                continue
+            bmax = rs[-1]["beta_nominal"]
+            w = [x for x in rs if x["beta_nominal"] >= bmax / 10**decades * (1 - 1e-12)]
+            if len(w) < 3:
+                continue
+            gb = [lattice_query_radius(d, x["gamma"]) for x in w]
+            f = fit_slope(np.log([1 + x["beta"] * g / e**2 for x, g in zip(w, gb)]), np.log([x["M"] for x in w]))
+            th = d / 2
+            out.append(dict(r=d, eps=e, theory=th, slope=f.slope, lo=f.slope_lo, hi=f.slope_hi, points=len(w),
+                            beta_min=w[0]["beta"], beta_max=w[-1]["beta"], Gamma_over_beta_min=min(gb),
+                            Gamma_over_beta_max=max(gb), reaches=bool(f.slope >= (1 - tol) * th),
+                            too_fast=bool(f.slope_lo > (1 + tol) * th)))
+    return out
+
+
+@memoize
+def sphere_rlower(p: dict, seed: int):
+    """AR-rlower, the sphere: the packing lower certificate of the continuum sphere (``sphere_gv_lower``) for d in
+    ``sph_d`` and β in ``sph_betas`` (deterministic)."""
+    return [dict(d=d, eps=e, beta=float(b), beta_nominal=float(b), M=sphere_gv_lower(d, b, e)["M"])
+            for e in p["eps"] for d in p["sph_d"] for b in p["sph_betas"][d]]
+
+
+def check_ar_rlower(scale=None, seed: int = 0, data=None) -> Verdict:
+    """Verdict for AR-rlower: the lattice construction embedded in R^(r+1) has visible dimension r and Γ ≍ β, and its
+    lower certificate grows as (1 + Γ/ε²)^(r/2); the sphere's packing certificate grows as β^((d−1)/2).
+
+    Rule (fixed before the run; window the top ``rl_decades`` decades of each β grid, tol ``rl_tol``): ``refuted`` if an
+    embedded instance has visible dimension ≠ r or differs from the lattice rows (> 1e-12), or a lower slope's 95%
+    interval lies entirely above (1 + tol)·theory (a lower bound faster than the upper law); ``verified`` if every
+    lower slope is ≥ (1 − tol)·theory (the bracket's lower side; the upper side is the upper law's own exponent)
+    and Γ/β stays within a factor 2; otherwise ``unverifiable-here``."""
+    p = preset(PRESETS, scale)
+    if data is None:
+        data = dict(lattice=lattice_experiment(p, seed), embedding=rlower_embedding(p, seed),
+                    sphere=sphere_rlower(p, seed))
+    tol, dec = p["rl_tol"], p["rl_decades"]
+    emb = data["embedding"]
+    ball = rlower_fits(data["lattice"]["ball"], tol, dec)
+    sph = [dict(t, r=t["d"], reaches=bool(t["slope"] >= (1 - tol) * t["theory"]),
+                too_fast=bool(t["lo"] > (1 + tol) * t["theory"]))
+           for t in slopes_table([x for x in data["sphere"]
+                                  if x["beta"] >= max(y["beta"] for y in data["sphere"] if y["d"] == x["d"]) / 10**dec
+                                  * (1 - 1e-12)], lambda d: (d - 1) / 2)]
+    emb_ok = all(x["visible"] == x["r"] and x["embed_error"] <= 1e-12 for x in emb)
+    gb = [x["Gamma_over_beta"] for x in emb] + [t["Gamma_over_beta_min"] for t in ball] + \
+        [t["Gamma_over_beta_max"] for t in ball]
+    fits = ball + sph
+    if not emb_ok or any(t["too_fast"] for t in fits):
+        verdict = "refuted"
+    elif fits and all(t["reaches"] for t in fits) and max(gb) <= 2 * min(gb) and ball:
+        verdict = "verified"
+    else:
+        verdict = "unverifiable-here"
+    bd = "; ".join(f"r = {t['r']} ε={t['eps']}: {t['slope']:.3f} [{t['lo']:.3f}, {t['hi']:.3f}] vs {t['theory']:g}"
+                   for t in ball)
+    sd = "; ".join(f"S^{t['r'] - 1} ε={t['eps']}: {t['slope']:.3f} vs {t['theory']:g}" for t in sph)
+    return Verdict("AR-rlower", verdict,
+                   f"Embedded in R^(r+1) (γ = {p['emb_gamma']}), the lattice instances for r = {[x['r'] for x in emb]} have "
+                   f"visible dimension {[x['visible'] for x in emb]}, reproduce the lattice rows to "
+                   f"{max(x['embed_error'] for x in emb):.1e}, and Γ/β ∈ [{min(gb):.3f}, {max(gb):.3f}]. Lower-certificate "
+                   f"slopes against log(1 + Γ/ε²) over the top {dec:g} decades of β: {bd}; sphere packing certificates "
+                   f"against log β: {sd}. Upper side of the bracket: the upper law's exponent r/2 itself (AR-upper).",
+                   numbers=dict(embedding=emb, ball=ball, sphere=sph, Gamma_over_beta=[min(gb), max(gb)]),
+                   thresholds=dict(window=f"β >= β_max/10^{dec:g}, >= 3 points", reaches=f"slope >= (1 − {tol})·theory",
+                                   refuted=f"visible dim != r, embedding error > 1e-12, or slope CI > (1 + {tol})·theory",
+                                   asymp="max Γ/β <= 2·min Γ/β"), scale=p["scale"])
+
+
+SEED_STATES, SEED_LOG10_TOKENS = 17_850_625, 88_946
+
+
+def count_factor(states: int = SEED_STATES, dims=(2, 3, 4, 6)):
+    """AR-count: the prime factorisation of the seed's state count (SymPy) and, per d, whether it is a perfect d-th
+    power (a cubic grid with that many points per side)."""
+    import sympy as sp  # noqa: PLC0415
+
+    fac = {int(k): int(v) for k, v in sp.factorint(states).items()}
+    grid = {}
+    for d in dims:
+        root, exact = sp.integer_nthroot(states, d)
+        grid[int(d)] = int(root) if exact else None
+    return dict(states=states, factors=fac, grid_side=grid)
+
+
+@memoize
+def count_experiment(p: dict, seed: int):
+    r"""AR-count: for d in ``count_d`` and each ε, the book's lattice construction at the smallest β (bisection in
+    log β, :func:`~attnlab.lattice_lower_count`) with M ≥ the seed's 17,850,625 message states: its β, γ, ℓ and the
+    base-10 log of its token count; for d = 2 (a radius near 2400, too large to count here) the volume estimate
+    :math:`M\approx V_d(\gamma/\ell)^d`. Also M/(γ/ℓ)^d and M/γ^d at the grid's largest β: the two centre-count
+    formulas (b√β/L)^d and (b√β)^d with γ ≍ √β."""
+    out = []
+    for e in p["eps"]:
+        for d in p["count_d"]:
+            h = cell_half_width(d, e)
+            if h is None:
+                continue
+            ell = 2 * h + 1
+            vol = math.pi ** (d / 2) / math.gamma(d / 2 + 1)
+            if d <= 2:
+                gamma = ell * (SEED_STATES / vol) ** (1 / d)
+                R = math.ceil(gamma) + 8
+                t = np.arange(-R, R + 1, dtype=float)
+                row = dict(d=d, eps=e, ell=ell, gamma=gamma, beta=lattice_beta(d, gamma), M=SEED_STATES, exact=False,
+                           log10_tokens=float(d * (R**2 / 2 + np.log(np.exp(-t**2 / 2).sum())) / math.log(10)))
+            else:
+                lo, hi = math.log(10.0), math.log(1e12)
+                for _ in range(60):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if lattice_lower_count(d, math.exp(mid), e)["M"] < SEED_STATES else (lo, mid)
+                x = lattice_lower_count(d, math.exp(hi), e)
+                row = dict(d=d, eps=e, ell=ell, gamma=x["gamma"], beta=x["beta"], M=x["M"], exact=True,
+                           log10_tokens=x["log10_tokens"])
+            big = lattice_lower_count(d, max(p["lat_betas"]), e)
+            row.update(per_message_volume=big["M"] / (big["gamma"] / ell) ** d, per_point=big["M"] / big["gamma"] ** d,
+                       unit_ball=vol, ell_d=ell**d)
+            out.append(row)
+    return out
+
+
+def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
+    r"""Verdict for AR-count: which d and grid the seed's 17,850,625 states and 10^88946 tokens fit, and which
+    centre count is right.
+
+    Rule (fixed before the run): d "fits" if the book's construction with M = 17,850,625 messages has a token
+    exponent within a factor 2 of 88,946 (the constructions may differ in margin and normalisation, which move
+    R² by a constant factor). ``refuted`` if no d in the seed's ball test (2, 3, 4, 6) fits; ``verified`` if d = 6
+    (the test's largest dimension) fits and the two centre counts agree (ℓ^d < 2); otherwise ``corrected``."""
+    p = preset(PRESETS, scale)
+    x = dict(factor=count_factor(), rows=count_experiment(p, seed)) if data is None else data
+    fac, rows = x["factor"], x["rows"]
+    fit = sorted({r["d"] for r in rows if 0.5 <= r["log10_tokens"] / SEED_LOG10_TOKENS <= 2})
+    ratio = {f"d={r['d']} ε={r['eps']}": r["log10_tokens"] / SEED_LOG10_TOKENS for r in rows}
+    ell_d = min(r["ell_d"] for r in rows)
+    if not fit:
+        verdict = "refuted"
+    elif 6 in fit and ell_d < 2:
+        verdict = "verified"
+    else:
+        verdict = "corrected"
+    grids = {d: g for d, g in fac["grid_side"].items() if g}
+    both = sorted(set(fit) & set(grids))
+    rd = "; ".join(f"d = {r['d']} (ε = {r['eps']}, ℓ = {r['ell']}): β ≈ {r['beta']:.3g}, 10^{r['log10_tokens']:.0f} tokens"
+                   for r in rows)
+    vol = "; ".join(f"d = {r['d']}: M/(γ/ℓ)^d = {r['per_message_volume']:.3g} (V_d = {r['unit_ball']:.3g}), "
+                    f"M/γ^d = {r['per_point']:.3g}" for r in rows if r["eps"] == rows[0]["eps"])
+    return Verdict("AR-count", verdict,
+                   f"17,850,625 = {' · '.join(f'{k}^{v}' for k, v in fac['factors'].items())}: a cubic grid only for "
+                   f"d in {sorted(grids)} (side {grids}). The book's construction with that many messages: {rd}. "
+                   f"Token exponents within a factor 2 of 88,946: d = {fit or 'none'}; both numbers (tokens and a cubic grid) fit "
+                   f"d = {both or 'none'}, not the test's largest d = 6. Centre counts at the grid's "
+                   f"largest β: {vol}; messages spaced ℓ apart number ≍ (γ/ℓ)^d, so (b√β)^d overcounts them by ℓ^d "
+                   f"(≥ {ell_d}) unless b absorbs 1/ℓ.",
+                   numbers=dict(factor=fac, rows=rows, fitting_d=fit, grid_and_tokens_d=both, token_ratio=ratio, min_ell_d=ell_d),
+                   thresholds=dict(fit="0.5 <= log10 tokens / 88946 <= 2 at M = 17,850,625",
+                                   verified="d = 6 fits and ℓ^d < 2", refuted="no d in (2, 3, 4, 6) fits"),
+                   scale=p["scale"])
