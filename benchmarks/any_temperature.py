@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 import attnlab
 from attnlab.audit.stats import fit_slope
 from attnlab.plotting import provenance
+from attention import cpu_model  # benchmarks/attention.py, beside this script
 
 
 def loadavg():
@@ -35,16 +35,6 @@ def loadavg():
         return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
     except OSError:
         return [float("nan")] * 3
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def best_time(fn, repeats):
