@@ -29,7 +29,7 @@ PRESETS = {
                   naive_n=[64, 256], naive_B=[1.0, 4.0, 16.0],
                   deg_n=[2**8, 2**12, 2**16, 2**20], deg_eps=[1e-2, 1e-3, 1e-6], deg_B=[1.0, 100.0], deg_inst=64,
                   deg_needed_max=2**10, range_B=[1.0, 1e2, 1e4], range_n=128,
-                  t_n=[2**k for k in range(8, 18)], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=2,
+                  t_n=[2**k for k in range(8, 19)], t_exact_max=2**11, t_B=[1.0, 100.0], t_eps=[1e-3], t_reps=3,
                   t_fit_min=2**13, t_check_q=64, gauss_n=[2**8, 2**10], gauss_B=[1.0, 3.0],
                   hs_n=200, hs_B=[1.0, 10.0],
                   tree_n=[2**k for k in range(8, 12)], tree_exact_max=2**11, tree_B=[1.0, 10.0], tree_fit_min=2**9,
