@@ -120,13 +120,19 @@ class FigureFiles:
     def _rel(self, kind):
         return os.path.relpath(self.paths[kind], os.getcwd()).replace(os.sep, "/")
 
-    def _repr_html_(self):  # Jupyter, Colab: the figure itself (glue:figure shows nothing there) and links
+    def _repr_html_(self):
+        if os.environ.get("ATTNLAB_EDITION"):  # the Colab edition shows the figure where the book does
+            names = ", ".join(f"<code>{html.escape(self._rel(k))}</code>" for k in self.paths)
+            return f"<p>This run wrote figure <code>{html.escape(self.name)}</code> to {names} (see the Files pane).</p>"
+        # plain Jupyter: the figure itself (glue:figure shows nothing there) and links
         links = " · ".join(f'<a href="{html.escape(self._rel(k))}" download>{k}</a>' for k in self.paths)
         png = base64.b64encode(Path(self.paths["png"]).read_bytes()).decode()
         return (f'<img src="data:image/png;base64,{png}" style="max-width:100%" alt="{html.escape(self.name)}">'
                 f"<p>Download figure <code>{html.escape(self.name)}</code>: {links}</p>")
 
     def _repr_markdown_(self):  # the book: MyST, so that Sphinx copies the files
+        if os.environ.get("ATTNLAB_EDITION"):
+            return None
         links = " · ".join(f"{{download}}`{k} <{self._rel(k)}>`" for k in self.paths)
         return f"Download figure `{self.name}`: {links}"
 

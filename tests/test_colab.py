@@ -1,0 +1,206 @@
+"""The Colab edition: in sync with the chapters, converted without MyST left over, and runnable as a reader runs it.
+
+The slow test does what a Colab reader does, from a clean clone: a fresh virtual environment, the edition's own
+first cell installing attnlab (a normal install, with its notebook extra and dependencies) from the clone, every
+chapter's edition executed at the smoke scale outside the repository. It then reads what the reader would see.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_colab  # noqa: E402
+
+from attnlab.audit import edition  # noqa: E402
+
+EDITIONS = sorted((ROOT / "colab").glob("*.ipynb"))
+MACROS = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+MYST = ["{glue", "{prf", "{cite", "{doc}", "{numref}", "{download}", "```{", ":::{", "{ref}"]
+MACRO_USE = re.compile(r"\\(" + "|".join(MACROS) + r")(?![A-Za-z])")
+
+
+def test_editions_in_sync_with_the_chapters():
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_colab.py"), "--check"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stdout + out.stderr + "\nrun: python scripts/make_colab.py"
+    chapters = {Path(d).name for _, d in make_colab.load_book().chapters}
+    assert {p.stem for p in EDITIONS} == chapters
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
+def test_edition_has_no_myst_and_no_book_macros(path):
+    nb = nbformat.read(path, 4)
+    assert "ATTNLAB_EDITION" in nb.cells[0].source and nb.cells[0].metadata.get("cellView") == "form"
+    for cell in nb.cells:
+        text = cell.source if cell.cell_type == "markdown" else "".join(
+            re.findall(r"(?:markdown|figure)\((.*)\)\s*$", cell.source, re.S))
+        assert not [m for m in MYST if m in text.replace("{glue:text}`", "")], (path.name, text[:300])
+        assert not MACRO_USE.search(text), (path.name, MACRO_USE.search(text).group(0))
+        if cell.cell_type == "code":
+            assert "myst_nb" not in cell.source
+
+
+@pytest.mark.parametrize("source, expected", [
+    (r"$\eps$ and $\norm{x}_2$", r"$\epsilon$ and $\left\lVert x \right\rVert_2$"),
+    (r"$\ip{a}{\norm{b}}$", r"$\left\langle a, \left\lVert b \right\rVert \right\rangle$"),
+    (r"$\norm u^2$", r"$\left\lVert u \right\rVert^2$"),
+    (r"$\R^d, \epsx$", r"$\mathbb{R}^d, \epsx$"),
+    (r"$\rank A$", r"$\operatorname{rank} A$"),
+])
+def test_macro_expansion(source, expected):
+    assert make_colab.expand_macros(source, MACROS) == expected
+
+
+def test_conversion_of_directives_and_roles():
+    book = make_colab.load_book()
+    number, doc = book.chapters[0]
+    conv = make_colab.Converter(book, doc, number)
+    label, (ldoc, name) = next((k, v) for k, v in book.labels.items() if v[0] == doc and "Theorem" in v[1])
+    fig, (_, fig_number) = next((k, v) for k, v in book.labels.items() if v[0] == doc and v[1].startswith("Fig."))
+    pieces = conv.markdown_cell(f"See {{prf:ref}}`{label}`.\n\n```{{prf:proof}}\n:class: dropdown\n\n$\\eps$\n```\n"
+                                f"```{{glue:figure}} fig-x\n:name: {fig}\n\nA caption {{glue:text}}`v:.2f`.\n```")
+    kinds = [k for k, _ in pieces]
+    assert kinds == ["md", "figure"]
+    assert pieces[1][1] == ("fig-x", fig, f"**{fig_number}** A caption {{glue:text}}`v:.2f`.")
+    assert f"[{name}](#{label})" in pieces[0][1] and "<details>" in pieces[0][1] and r"\epsilon" in pieces[0][1]
+    key = next(iter(book.bib))
+    assert re.fullmatch(r"\(.+, \d{4}[a-z]?\)", conv.role(make_colab.ROLE.search(f"{{cite}}`{key}`")))
+    with pytest.raises(make_colab.ConversionError, match="directive"):
+        conv.markdown_cell("```{warning}\nx\n```")
+    with pytest.raises(make_colab.ConversionError, match="citation"):
+        conv.markdown_cell("{cite}`no-such-key`")
+    with pytest.raises(make_colab.ConversionError, match="label"):
+        conv.markdown_cell("{prf:ref}`no-such-label`")
+
+
+@pytest.mark.parametrize("value, spec", [(0.123456, ".2f"), (12345.678, ".3g"), (3, "d"), (3, ""), ("abc", "s"),
+                                         (1e-9, ".1e"), (0.5, ".0%"), (7, ".2f"), ("x_y", "")])
+def test_glue_text_formats_like_myst_nb(value, spec):
+    plain = edition._plain(value)
+    mine = edition.format_plain_text(plain, spec)
+    myst = pytest.importorskip("myst_nb.core.variables")
+    assert mine == myst.format_plain_text(plain, spec)
+
+
+def test_markdown_fills_values_glued_later(monkeypatch):
+    monkeypatch.setenv(edition.EDITION_ENV, "colab")
+    for name, fresh in (("_PENDING", []), ("_VALUES", {}), ("_PLAIN", {})):
+        monkeypatch.setattr(edition, name, fresh)
+    shown = []
+
+    class Handle:
+        def __init__(self, obj):
+            self.obj = obj
+            shown.append(self)
+
+        def update(self, obj):
+            self.obj = obj
+
+    import IPython.display as ipd
+    monkeypatch.setattr(ipd, "display", lambda obj, display_id=None: Handle(obj))
+    edition.markdown("a = {glue:text}`probe-a:.1f`, b = {glue:text}`probe-b`")
+    assert "⟨probe-a: computed below⟩" in shown[0].obj.data and sorted(edition.pending()) == ["probe-a", "probe-b"]
+    edition.glue("probe-a", 0.25, display=False)
+    edition.glue("probe-b", "yes", display=False)
+    assert shown[0].obj.data == "a = 0.2, b = yes" and edition.pending() == []
+    with pytest.raises(TypeError, match="name"):
+        edition.glue("", 1)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the reader's run
+
+DRIVER = r'''
+import json, sys, nbformat
+from nbclient import NotebookClient
+path, out = sys.argv[1], sys.argv[2]
+nb = nbformat.read(path, 4)
+probe = nbformat.v4.new_code_cell(
+    "import json\nfrom attnlab.audit import edition\n"
+    "print(json.dumps({'plain': edition._PLAIN, 'pending': edition.pending()}))")
+nb.cells.append(probe)
+NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": "."}}).execute()
+nbformat.write(nb, out)
+'''
+
+
+@pytest.fixture(scope="module")
+def reader_env(tmp_path_factory):
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to clone the repository")
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout with commits")
+    base = tmp_path_factory.mktemp("reader")
+    clone = base / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    branch = subprocess.run(["git", "-C", str(clone), "rev-parse", "--abbrev-ref", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    env_dir = base / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    # what a Colab runtime has before the first cell runs: a kernel and a notebook runner
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "ipykernel", "nbclient", "nbformat"], check=True,
+                   timeout=900)
+    env = dict(os.environ, PATH=f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}", ATTNLAB_BOOTSTRAP_FORCE="1",
+               ATTNLAB_REPO_URL=clone.as_uri(), ATTNLAB_REPO_REF=branch, ATTNLAB_SRC_DIR=str(base / "src"),
+               ATTNLAB_SCALE="smoke", ATTNLAB_CACHE_DIR=str(base / "cache"))
+    for k in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_EDITION", "ATTNLAB_FIGURE_DIR", "MPLBACKEND"):
+        env.pop(k, None)
+    (base / "driver.py").write_text(DRIVER)
+    run_dir = base / "run"
+    run_dir.mkdir()
+    return dict(py=py, env=env, base=base, run=run_dir, clone=clone)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
+def test_edition_runs_for_a_reader(path, reader_env):
+    r = reader_env
+    work = r["run"] / path.name
+    shutil.copy(r["clone"] / "colab" / path.name, work)
+    out = r["run"] / f"done-{path.name}"
+    proc = subprocess.run([str(r["py"]), str(r["base"] / "driver.py"), str(work), str(out)], env=r["env"],
+                          cwd=r["run"], capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    nb = nbformat.read(out, 4)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors[0].get("evalue")
+    probe = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream"))
+    assert probe["pending"] == [], f"displays still waiting for {probe['pending']}"
+    # the installed package is the normal install from the clone, not this checkout
+    for cell in nb.cells[:-1]:
+        if cell.cell_type == "markdown":
+            assert not [m for m in MYST if m in cell.source] and not MACRO_USE.search(cell.source)
+            continue
+        shown = []
+        for o in cell.outputs:
+            data = o.get("data", {})
+            shown.append(str(data.get("text/markdown", "")) + str(data.get("text/html", "")))
+        text = "\n".join(shown)
+        assert not [m for m in MYST if m in text], (path.name, text[:300])
+        assert "computed below" not in text and not MACRO_USE.search(text)
+        if "from attnlab.audit.edition import figure" in cell.source:
+            assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: a figure is missing"
+        m = re.search(r"markdown\((r'''(.*)'''|'.*')\)\s*$", cell.source, re.S)
+        if m:
+            template = m.group(2) if m.group(2) is not None else eval(m.group(1))  # noqa: S307
+            want = make_colab.GLUE_ROLE.sub(
+                lambda g: edition.format_plain_text(*_plain_and_spec(probe["plain"], g.group(0))), template)
+            assert want in text, f"{path.name}: rendered prose differs from the run's glued values"
+
+
+def _plain_and_spec(plain: dict, role: str):
+    key = role.split("`")[1]
+    parts = key.rsplit(":", 1)
+    name, spec = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], "s")
+    return plain[name], spec
