@@ -11,7 +11,6 @@ import html
 import json
 import os
 import platform
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,27 +64,24 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float 
     return fig, ax
 
 
-def _git_commit() -> str | None:
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
 def provenance(params: dict | None = None) -> dict:
-    """Versions, backend and parameters that produced a result."""
+    """Versions, commit, backend and parameters that produced a result.
+
+    ``git_commit`` is the commit of the code (read from git in a checkout, or recorded in the package when its
+    wheel was built: see :mod:`attnlab._build_info`); ``git_dirty`` whether tracked files differed from it.
+    """
     import matplotlib  # noqa: PLC0415
     import numpy  # noqa: PLC0415
     import scipy  # noqa: PLC0415
 
-    from . import __version__  # noqa: PLC0415
+    from ._build_info import build_info  # noqa: PLC0415
     from .backend import default_backend  # noqa: PLC0415
 
+    info = build_info()
     return {
-        "attnlab": __version__,
-        "git_commit": _git_commit(),
+        "attnlab": info["version"],
+        "git_commit": info["git_commit"],
+        "git_dirty": info["git_dirty"],
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
