@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from datetime import date
 from pathlib import Path
 
@@ -20,6 +19,11 @@ import jsonschema
 import pytest
 import yaml
 from pybtex.database import parse_string
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli")
 
 import attnlab
 from attnlab._build_info import build_info, git_info
@@ -222,3 +226,79 @@ def test_a_wheel_built_from_a_git_checkout_names_its_commit_when_installed(tmp_p
     assert Path(where).is_relative_to(target)
     assert prov["git_commit"] == head and prov["attnlab"] == attnlab.__version__ and prov["git_dirty"] is False
     assert info["source"] == "build"
+
+
+# --- the book's extension: which downloads belong to which figure ---------------------------------------------------
+
+def _ext():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import attnlab_cite
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    return attnlab_cite
+
+
+def _files(name):
+    from docutils import nodes
+    from sphinx import addnodes
+
+    para = nodes.paragraph()
+    para += nodes.Text(f"Download figure {name}: ")
+    for kind in ("pdf", "png", "csv", "json"):
+        para += addnodes.download_reference("", kind, reftarget=f"figures/{name}.{kind}")
+    return para
+
+
+def _fig(anchor):
+    from docutils import nodes
+
+    return nodes.figure(ids=[anchor] if anchor else [])
+
+
+def test_extension_pairs_each_savefig_output_with_the_figure_after_it(monkeypatch):
+    from docutils import nodes
+
+    ext = _ext()
+    warnings = []
+    monkeypatch.setattr(ext.logger, "warning", lambda msg, **kw: warnings.append(msg))
+    doc = nodes.section()
+    cell = nodes.container()
+    cell += _files("a")
+    doc += [cell, _fig("fig-a"), nodes.paragraph(text="prose"), _files("b"), _fig("fig-b")]
+    pairs = ext._pairs(doc, warn=True)
+    assert [(name, target, fig["ids"]) for _, name, target, fig in pairs] == [
+        ("a", "figures/a.json", ["fig-a"]), ("b", "figures/b.json", ["fig-b"])]
+    assert warnings == []
+    assert ext._files_paragraph(nodes.paragraph(text="Download figure x")) is None
+
+    doc = nodes.section()
+    doc += [_fig("fig-alone"), _files("c"), _files("d"), _fig(None), _files("e")]
+    pairs = ext._pairs(doc, warn=True)
+    assert [name for _, name, _, _ in pairs] == ["d"]
+    assert len(warnings) == 4  # a figure without downloads, c and e without a figure, d's figure without a name
+    assert any("fig" in w and "without savefig" in w for w in warnings)
+    assert sum("not followed by a figure" in w for w in warnings) == 2
+
+
+def test_figure_names_and_anchors_are_fixed_in_the_sources():
+    """A figure keeps its file name and anchor across builds: both are literals in the sources, unique in the book."""
+    import nbformat
+
+    sources = {}
+    for path in sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "book").glob("*.md")]):
+        if path.suffix == ".ipynb":
+            sources[path.name] = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+        else:
+            sources[path.name] = path.read_text()
+    names, anchors = [], []
+    for page, text in sources.items():
+        calls = re.findall(r"\bsavefig\(\s*\w+\s*,\s*([^,)]*)", text)
+        assert all(re.fullmatch(r'"[A-Za-z0-9_-]+"', c) for c in calls), (page, calls)
+        names += [c.strip('"') for c in calls]
+        figures = re.findall(r"```\{(?:glue:)?figure\}[^\n]*\n((?::[^\n]*\n)*)", text)
+        found = [re.search(r"^:name:\s*(\S+)", opts, re.M) for opts in figures]
+        assert all(found), f"{page}: a figure without :name:"
+        anchors += [m.group(1) for m in found]
+        assert len(calls) == len(figures), f"{page}: {len(calls)} savefig calls, {len(figures)} figures"
+    assert len(names) >= 40 and len(names) == len(set(names)) and len(anchors) == len(set(anchors))

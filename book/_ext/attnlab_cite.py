@@ -51,6 +51,9 @@ class CiteDirective(SphinxDirective):
         what = self.arguments[0]
         if what not in ("book", "figure") or (what == "figure") != (len(self.arguments) == 2):
             raise self.error("attnlab-cite takes `book` or `figure LABEL`")
+        if not hasattr(self.env, "attnlab_cite_pages"):
+            self.env.attnlab_cite_pages = set()
+        self.env.attnlab_cite_pages.add(self.env.docname)
         node = cite_placeholder(what=what, label=self.arguments[1] if what == "figure" else "",
                                 open="open" in self.options)
         self.set_source_info(node)
@@ -118,6 +121,13 @@ def on_doctree_read(app, doctree):
 
 def on_purge(app, env, docname):
     getattr(env, "attnlab_figures", {}).pop(docname, None)
+    getattr(env, "attnlab_cite_pages", set()).discard(docname)
+
+
+def on_outdated(app, env, added, changed, removed):
+    """Pages with an ``attnlab-cite`` directive are read again in every build: their entries name the commit of
+    the build and figures of other pages."""
+    return sorted(getattr(env, "attnlab_cite_pages", set()) - set(removed))
 
 
 def on_merge(app, env, docnames, other):
@@ -125,6 +135,8 @@ def on_merge(app, env, docnames, other):
     for d in docnames:
         if d in getattr(other, "attnlab_figures", {}):
             env.attnlab_figures[d] = other.attnlab_figures[d]
+    env.attnlab_cite_pages = getattr(env, "attnlab_cite_pages", set()) | (
+        getattr(other, "attnlab_cite_pages", set()) & set(docnames))
 
 
 def _figure_entry(app, docname, anchor, name, json_path) -> dict:
@@ -191,5 +203,6 @@ def setup(app):
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-purge-doc", on_purge)
     app.connect("env-merge-info", on_merge)
+    app.connect("env-get-outdated", on_outdated)
     app.connect("doctree-resolved", on_doctree_resolved)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": False, "env_version": 1}
