@@ -11,7 +11,8 @@ import html
 import json
 import os
 import platform
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib as mpl
@@ -108,10 +109,24 @@ class FigureFiles:
 
     In the book (which renders ``text/markdown`` first) it shows download links, the figure itself being
     placed by ``{glue:figure}`` with its caption; in Jupyter or Colab (HTML) it shows the figure and the links.
+    Under IPython, :func:`savefig` shows it where it is called, so that every saved figure has its links even
+    when the call is not the last line of its cell; displaying the same object again shows nothing (no second
+    copy of the links when it is the cell's value). The book's extension (``book/_ext/attnlab_cite.py``) moves
+    the links under the figure that follows them and adds the figure's ``cite`` item.
     """
 
     name: str
     paths: dict
+    _shown: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def _ipython_display_(self):
+        if self._shown:
+            return
+        object.__setattr__(self, "_shown", True)
+        from IPython.display import publish_display_data  # noqa: PLC0415
+
+        publish_display_data({"text/plain": f"Download figure {self.name}: {', '.join(self.paths)}",
+                              "text/markdown": self._repr_markdown_(), "text/html": self._repr_html_()})
 
     def _rel(self, kind):
         return os.path.relpath(self.paths[kind], os.getcwd()).replace(os.sep, "/")
@@ -146,7 +161,7 @@ def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = N
     Returns
     -------
     FigureFiles
-        Displays as download links.
+        Displays as download links; under IPython they are shown at once, where ``savefig`` is called.
     """
     if not name or not all(c.isalnum() or c in "-_" for c in name):
         raise ValueError(f"name must be letters, digits, '-' and '_', got {name!r}")
@@ -165,4 +180,12 @@ def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = N
             w.writerow([v[i] if i < len(v) else "" for v in cols.values()])
     with open(paths["json"], "w") as f:
         json.dump({"figure": name, **provenance(params)}, f, indent=2)
-    return FigureFiles(name, {k: str(p) for k, p in paths.items()})
+    files = FigureFiles(name, {k: str(p) for k, p in paths.items()})
+    if _in_ipython():
+        files._ipython_display_()
+    return files
+
+
+def _in_ipython() -> bool:
+    ipython = sys.modules.get("IPython")  # never imported here: only a running IPython has it loaded
+    return ipython is not None and ipython.get_ipython() is not None
