@@ -200,6 +200,7 @@ def on_doctree_resolved(app, doctree, docname):
 def setup(app):
     app.add_node(cite_placeholder, html=(_skip, None), latex=(_skip, None), text=(_skip, None))
     app.add_directive("attnlab-cite", CiteDirective)
+    app.add_css_file("attnlab-cite.css")  # in book/_static (html_static_path)
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-purge-doc", on_purge)
     app.connect("env-merge-info", on_merge)
