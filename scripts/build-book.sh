@@ -10,4 +10,4 @@ start=$(date +%s)
 jupyter-book build . --warningiserror --keep-going --builder html
 echo "book built in $(( $(date +%s) - start )) s: _build/html/index.html"
 if [ -n "${CI:-}" ]; then export ATTNLAB_REQUIRE_BROWSER=1; fi
-python -m pytest -q -rs tests/test_browser.py tests/test_built_book.py -p no:cacheprovider
+python -m pytest -q -rs tests/test_browser.py tests/test_built_book.py tests/test_built_cite.py -p no:cacheprovider

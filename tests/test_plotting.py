@@ -27,3 +27,26 @@ def test_savefig_rejects_bad_names(tmp_path):
     fig, _ = figure()
     with pytest.raises(ValueError, match="name"):
         savefig(fig, "../escape", outdir=tmp_path)
+
+
+@pytest.mark.slow
+def test_savefig_shows_its_links_once_wherever_it_is_called_in_a_cell(tmp_path):
+    """In a kernel: links appear even when savefig is not the cell's last line, and only once when it is
+    (the book's cite item hangs on these links: book/_ext/attnlab_cite.py). About 5 s (a kernel start)."""
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    setup = ("from attnlab.plotting import figure, savefig\n"
+             f"OUT = {str(tmp_path)!r}\nfig, ax = figure()\nax.plot([0, 1], [0, 1])")
+    cells = [setup, "savefig(fig, 'not-last', outdir=OUT)\n1 + 1", "savefig(fig, 'last', outdir=OUT)",
+             "files = savefig(fig, 'named', outdir=OUT)\nfiles"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute(env={**os.environ})
+    for cell, name in zip(nb.cells[1:], ("not-last", "last", "named")):
+        links = [o for o in cell.outputs if "Download figure" in o.get("data", {}).get("text/markdown", "")]
+        assert len(links) == 1 and f"`{name}`" in links[0]["data"]["text/markdown"], cell.outputs
+        assert "text/html" in links[0]["data"]
+    assert nb.cells[1].outputs[-1]["data"]["text/plain"] == "2"

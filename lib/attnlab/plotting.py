@@ -11,8 +11,8 @@ import html
 import json
 import os
 import platform
-import subprocess
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib as mpl
@@ -65,27 +65,24 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float 
     return fig, ax
 
 
-def _git_commit() -> str | None:
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
 def provenance(params: dict | None = None) -> dict:
-    """Versions, backend and parameters that produced a result."""
+    """Versions, commit, backend and parameters that produced a result.
+
+    ``git_commit`` is the commit of the code (read from git in a checkout, or recorded in the package when its
+    wheel was built: see :mod:`attnlab._build_info`); ``git_dirty`` whether tracked files differed from it.
+    """
     import matplotlib  # noqa: PLC0415
     import numpy  # noqa: PLC0415
     import scipy  # noqa: PLC0415
 
-    from . import __version__  # noqa: PLC0415
+    from ._build_info import build_info  # noqa: PLC0415
     from .backend import default_backend  # noqa: PLC0415
 
+    info = build_info()
     return {
-        "attnlab": __version__,
-        "git_commit": _git_commit(),
+        "attnlab": info["version"],
+        "git_commit": info["git_commit"],
+        "git_dirty": info["git_dirty"],
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
@@ -112,10 +109,27 @@ class FigureFiles:
 
     In the book (which renders ``text/markdown`` first) it shows download links, the figure itself being
     placed by ``{glue:figure}`` with its caption; in Jupyter or Colab (HTML) it shows the figure and the links.
+    Under IPython, :func:`savefig` shows it where it is called, so that every saved figure has its links even
+    when the call is not the last line of its cell; displaying the same object again shows nothing (no second
+    copy of the links when it is the cell's value). The book's extension (``book/_ext/attnlab_cite.py``) moves
+    the links under the figure that follows them and adds the figure's ``cite`` item.
     """
 
     name: str
     paths: dict
+    _shown: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def _ipython_display_(self):
+        if self._shown:
+            return
+        object.__setattr__(self, "_shown", True)
+        from IPython.display import publish_display_data  # noqa: PLC0415
+
+        data = {"text/plain": f"Download figure {self.name}: {', '.join(self.paths)}", "text/html": self._repr_html_()}
+        md = self._repr_markdown_()  # None in the Colab edition, which has no MyST
+        if md is not None:
+            data["text/markdown"] = md
+        publish_display_data(data)
 
     def _rel(self, kind):
         return os.path.relpath(self.paths[kind], os.getcwd()).replace(os.sep, "/")
@@ -156,7 +170,7 @@ def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = N
     Returns
     -------
     FigureFiles
-        Displays as download links.
+        Displays as download links; under IPython they are shown at once, where ``savefig`` is called.
     """
     if not name or not all(c.isalnum() or c in "-_" for c in name):
         raise ValueError(f"name must be letters, digits, '-' and '_', got {name!r}")
@@ -175,4 +189,12 @@ def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = N
             w.writerow([v[i] if i < len(v) else "" for v in cols.values()])
     with open(paths["json"], "w") as f:
         json.dump({"figure": name, **provenance(params)}, f, indent=2)
-    return FigureFiles(name, {k: str(p) for k, p in paths.items()})
+    files = FigureFiles(name, {k: str(p) for k, p in paths.items()})
+    if _in_ipython():
+        files._ipython_display_()
+    return files
+
+
+def _in_ipython() -> bool:
+    ipython = sys.modules.get("IPython")  # never imported here: only a running IPython has it loaded
+    return ipython is not None and ipython.get_ipython() is not None
