@@ -28,8 +28,8 @@ VERDICT_ORDER = ("verified", "loose", "corrected", "refuted", "unverifiable-here
 _COLOUR = {"verified": "#2e7d32", "loose": "#1565c0", "corrected": "#ef6c00", "refuted": "#c62828",
            "unverifiable-here": "#8d6e00", "pending": "#757575"}
 
-#: Overview column widths (% of the text column) per verdict; the seed names take the rest (27%).
-_WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 16, "pending": 11}
+#: Overview column widths (% of the text column) per verdict; the seed names take the rest (25%).
+_WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 17.5, "pending": 11.5}
 
 _FIT = "table-layout: fixed; width: 100%; overflow-wrap: anywhere"  # never wider than the text column
 _NO_TEX = "tex2jax_ignore mathjax_ignore"
@@ -96,7 +96,7 @@ def overview_html(rows) -> str:
                     f'<span style="color: #757575">({sum(counts.values())})</span></th>{cells(counts)}</tr>')
     body.append(f'<tr><th scope="row" style="text-align: left">all seeds ({len(rows)})</th>'
                 f"{cells(verdict_counts(rows))}</tr>")
-    head = "".join(f'<th style="text-align: center">{_badge(v)}</th>' for v in cols)
+    head = "".join(f'<th style="text-align: center; font-size: 0.9em">{_badge(v)}</th>' for v in cols)
     legend = "; ".join(f"<strong>{html.escape(v)}</strong>: {html.escape(VERDICTS[v])}" for v in cols)
     # widths that hold each header word ("corrected", "unverifiable-" + "here") in a 650 px column
     widths = "".join(f'<col style="width: {_WIDTH.get(v, 11)}%">' for v in cols)
