@@ -2,7 +2,7 @@
 
 Needs the built HTML (`bash scripts/build-book.sh`) and Debian's `chromium` and `chromium-driver`.
 Skipped, visibly, without them; `ATTNLAB_REQUIRE_BROWSER=1` (set by the build script in CI) turns the skip
-into a failure.
+into a failure. `ATTNLAB_BOOK_HTML` points the tests at another build's HTML folder (default `_build/html`).
 """
 import os
 import shutil
@@ -12,7 +12,7 @@ from urllib.parse import unquote, urldefrag, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("ATTNLAB_BOOK_HTML") or ROOT / "_build" / "html")
 REQUIRE = os.environ.get("ATTNLAB_REQUIRE_BROWSER") == "1"
 
 
@@ -127,3 +127,38 @@ def test_figure_downloads_present():
     chapter = (HTML / "notebooks" / "01-jl.html").read_text()
     for ext in ("pdf", "png", "csv", "json"):
         assert f"jl-tail-vs-m.{ext}" in chapter, ext
+
+
+# ------------------------------------------------------------------------------------------------ the verdicts page
+VERDICTS_LAYOUT = """
+document.querySelectorAll('details').forEach(d => { d.open = true; });   // the numbers too must fit
+const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+const right = col.getBoundingClientRect().right;
+const wide = [...col.querySelectorAll('table')]
+  .filter(t => t.getBoundingClientRect().right > right + 1 || t.scrollWidth > t.clientWidth + 1)
+  .map(t => (t.className || 'table') + ': ' + t.textContent.trim().slice(0, 60));
+const scrolls = [...col.querySelectorAll('.cell_output, .output')]
+  .filter(o => o.scrollWidth > o.clientWidth + 1).map(o => o.textContent.trim().slice(0, 60));
+const ems = [...col.querySelectorAll('.attnlab-summary em, .attnlab-summary strong, .attnlab-summary i')]
+  .map(e => e.textContent.slice(0, 60));
+const first = document.querySelector('table.attnlab-overview');
+return {width: col.getBoundingClientRect().width, wide, scrolls, ems, viewport: window.innerHeight,
+        overviewBottom: first ? first.getBoundingClientRect().bottom + window.scrollY : null,
+        rows: document.querySelectorAll('tr[data-claim]').length};
+"""
+
+
+def test_verdicts_page_fits_the_text_column_at_1280px(browser):
+    """At 1280 px every table of the verdicts page (details opened) stays inside the text column, no output
+    scrolls sideways, the overview table ends within the first 1.5 screens, and no summary shows emphasis."""
+    from attnlab.audit.claims import CLAIMS
+
+    browser.set_window_size(1280, 900)
+    browser.get((HTML / "book" / "verdicts.html").as_uri())
+    report = browser.execute_script(VERDICTS_LAYOUT)
+    assert report["rows"] == len(CLAIMS)
+    assert 500 < report["width"] < 1280
+    assert not report["wide"], f"tables wider than the text column: {report['wide'][:3]}"
+    assert not report["scrolls"], f"outputs that scroll sideways: {report['scrolls'][:3]}"
+    assert not report["ems"], f"emphasis inside summaries: {report['ems'][:3]}"
+    assert report["overviewBottom"] is not None and report["overviewBottom"] < 1.5 * report["viewport"]

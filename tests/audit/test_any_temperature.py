@@ -108,3 +108,23 @@ def test_make_case_families_and_exponents():
     with pytest.raises(ValueError, match="family"):
         at.make_case("nope", 3, 3, 1.0, rng)
     assert [r["exponent"] for r in at.exponent_table()][:2] == [1.0, 1.5]
+
+
+# planted branches not covered above
+def test_check_at_1d_refuted_by_a_superlinear_law_below_quadratic():
+    """The cut is at exponent 1 + tol (0.35), not at 2: a clean n^1.6 law refutes 'Õ(n·polylog)'."""
+    v = at.check_at_1d("smoke", data=_data_1d(slope_ours=1.6))
+    assert v.verdict == "refuted", v.numbers["fits"]
+
+
+def test_check_at_1d_unverifiable_when_the_grid_is_too_short_to_fit():
+    """No size at or above the preset's t_fit_min: no fitted law, so no verdict on time (never verified)."""
+    v = at.check_at_1d("smoke", data=_data_1d(slope_ours=1.0, n=tuple(2**k for k in range(8, 12))))
+    assert all(f is None for f in v.numbers["fits"].values())
+    assert v.verdict == "unverifiable-here"
+
+
+def test_check_at_fixed_d_never_verifies():
+    """By its stated rule (the time bound needs partition trees) AT-fixed-d reaches only refuted and
+    unverifiable-here: even a planted n^1 law with exact halfspaces and no error is not 'verified'."""
+    assert at.check_at_fixed_d("smoke", data=_data_fixed(slope=1.0, dropped=0.0, err=0.0)).verdict == "unverifiable-here"

@@ -126,3 +126,35 @@ def test_cost_verdict_is_robust_to_one_noisy_timing():
         if x["method"] == "performer" and x["n"] == 2048:
             x["seconds"] *= 1.2   # a 20% outlier (shared machine) within the tie band
     assert rf.check_lr_cost("smoke", data=noisy).verdict == rf.check_lr_cost("smoke", data=rows).verdict
+
+
+# --------------------------------------------------------------------------- planted branches not covered above
+@pytest.mark.parametrize("broken", [dict(mgf=False), dict(step3=False), dict(step4=False),
+                                    dict(printed_227=False, step4=False)])
+def test_check_lr_favor_refuted_when_the_derivation_fails(broken):
+    """Parts (1)–(2): a failed SymPy step of the derivation (or a printed display that no step repairs) refutes."""
+    ids, krows, orows = _favor(printed=True, unit_mean=1.0)
+    v = rf.check_lr_favor("smoke", data=({**ids, **broken}, krows, orows))
+    assert v.verdict == "refuted", v.numbers["parts"]
+
+
+def test_check_lr_cost_corrected_by_the_fitted_crossing_alone():
+    """Slower at every measured n, but the fitted power laws cross below 10⁶ (here at n ≈ 10⁵): corrected."""
+    v = rf.check_lr_cost("smoke", data=_cost(perf_scale=1e-3))
+    cr = v.numbers["crossover"]["performer"]
+    assert cr["faster_from"] is None and cr["fit_crossing"] <= rf.N_CAP
+    assert v.verdict == "corrected", v.numbers["parts"]
+
+
+def test_check_lr_cost_refuted_by_one_method_alone():
+    """The worst part decides: a linear Linformer that is slower at every n and whose fit crosses exact attention's
+    only at n ≈ 10⁷ (> N_CAP) refutes the claim, while every other part holds."""
+    rows = _cost(perf_scale=1e-9)
+    for x in rows:
+        if x["method"] == "linformer":
+            x["seconds"] = x["runs"][0] = 0.1 * x["n"]
+    v = rf.check_lr_cost("smoke", data=rows)
+    parts = v.numbers["parts"]
+    assert parts["linformer faster"] == "refuted" and parts["linformer time O(n)"] == "verified", parts
+    assert [k for k, x in parts.items() if x != "verified"] == ["linformer faster"]
+    assert v.verdict == "refuted"

@@ -101,3 +101,19 @@ def test_random_target_meets_its_assumptions():
         k, g = pattern_profile(A)
         assert k <= 3 and g <= 4.0
         assert not causal or not np.triu(A, 1).any()
+
+
+# ---------------------------------------------------------------------------------------------- planted branches
+def test_sp_approx_refuted_by_a_robustness_instance_above_its_bound():
+    """The (k, γ, ε) instances count too: one that needs d above its own bound refutes the theorem."""
+    assert sp.check_sp_approx("smoke", data=(scaling(), robust(bound=100.0))).verdict == "refuted"
+
+
+def test_sp_exp_undecided_laws_are_not_a_refutation():
+    """Per-draw dimensions too noisy for the lack-of-fit test to separate the laws: unverifiable-here."""
+    noisy = scaling("log")
+    for part in ("full", "causal"):
+        for r in noisy[part]:
+            r["first"] = list(np.array(r["first"]) * np.random.default_rng(r["L"]).uniform(0.3, 1.7, len(r["first"])))
+    v = sp.check_sp_exp("smoke", data=noisy)
+    assert v.numbers["decided_full"] == "undecided" and v.verdict == "unverifiable-here", v.summary

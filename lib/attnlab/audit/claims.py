@@ -21,13 +21,40 @@ from .cache import atomic_write, cache_dir, source_hash
 from .scale import SCALES, get_scale
 from .verdict import VERDICTS, Verdict
 
-__all__ = ["Claim", "CLAIMS", "get_claim", "evaluate", "evaluate_all", "main"]
+__all__ = ["Claim", "CLAIMS", "SEEDS", "seed_name", "get_claim", "evaluate", "evaluate_all", "main"]
 
 S000, S001, S002, S003, S004 = (
     "000_079472ed639fa873.txt", "001_9351d039edbc172e.txt", "002_29d1a1f10ce2fd19.txt",
     "003_c088f2a4bad3ba84.txt", "004_20732410aa8a988a.txt",
 )
 JL = "notebooks/01-jl"
+
+#: What each seed document is, for readers: a short name ("the PDA draft, seed 000") and one line from
+#: ``claims.md`` and the document's own title.
+SEEDS: dict[str, tuple[str, str]] = {
+    S000: ("PDA draft", "“Projection–Decomposition Attention (PDA)”: a paper draft plus a “corrected proof”"),
+    S001: ("low-rank tutorial", "a tutorial on the low-rank structure of attention, Linformer and Performer"),
+    S002: ("sparse-patterns summary", "a summary of Likhosherstov et al. 2021, “On the expressive power of "
+           "self-attention matrices”"),
+    S003: ("any-temperature notes", "reading notes on Gupta, Huang, Saha, Xu, Ye 2025 (arXiv 2505.14840), "
+           "“Subquadratic algorithms and hardness for attention with any temperature”"),
+    S004: ("approximation-rank notes", "reading notes on “The approximation rank of softmax attention: sharp "
+           "geometric laws and robust interaction dimension” (arXiv 2608.28150)"),
+}
+
+
+def seed_name(seed: str) -> str:
+    """The name a reader meets for a seed file: ``'the PDA draft, seed 000'``.
+
+    Examples
+    --------
+    >>> from attnlab.audit.claims import S000, seed_name
+    >>> seed_name(S000)
+    'the PDA draft, seed 000'
+    """
+    if not isinstance(seed, str) or seed not in SEEDS:
+        raise ValueError(f"seed must be one of the seed files {sorted(SEEDS)}, got {seed!r}")
+    return f"the {SEEDS[seed][0]}, seed {seed[:3]}"
 
 
 @dataclass(frozen=True)

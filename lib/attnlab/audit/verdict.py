@@ -1,11 +1,19 @@
-"""The verdict vocabulary and the :class:`Verdict` record that every claim check returns."""
+"""The verdict vocabulary and the :class:`Verdict` record that every claim check returns.
+
+A verdict shows itself in a notebook (and in the book, through myst-nb) as a box in the admonition colour of its
+verdict (:meth:`Verdict._repr_html_`): the claim, the verdict, the summary as plain text (HTML-escaped, never
+read as Markdown or TeX) and the measured numbers behind a click, formatted to 4 significant digits. The box carries
+the HTML id ``verdict-<claim>`` so that the verdicts page can link to it.
+"""
 from __future__ import annotations
 
 import html
 import json
+import math
+import re
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["VERDICTS", "Verdict"]
+__all__ = ["VERDICTS", "Verdict", "headline_of", "numbers_html", "summary_html"]
 
 #: Verdicts of ``claims.md``, plus ``pending`` for claims no chapter checks yet.
 VERDICTS = {
@@ -29,7 +37,8 @@ class Verdict:
 
     ``numbers`` holds the measured quantities the verdict was computed from and
     ``thresholds`` the stated cut-offs it compared them with; both are plain
-    JSON-serialisable values.
+    JSON-serialisable values. ``headline`` is the one-line version of ``summary`` shown on the verdicts page;
+    a check may set it, otherwise it is derived from the summary by :func:`headline_of`.
     """
 
     claim: str
@@ -38,10 +47,16 @@ class Verdict:
     numbers: dict = field(default_factory=dict)
     thresholds: dict = field(default_factory=dict)
     scale: str | None = None
+    headline: str = ""
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {sorted(VERDICTS)}, got {self.verdict!r}")
+        if not isinstance(self.summary, str):
+            raise TypeError(f"summary must be a string, got {type(self.summary).__name__}")
+        if not isinstance(self.headline, str):
+            raise TypeError(f"headline must be a string, got {type(self.headline).__name__}")
+        self.headline = self.headline.strip() or headline_of(self.summary)
         # plain JSON values (str keys, Python numbers), so a verdict read back from JSON compares equal
         self.numbers = json.loads(json.dumps(self.numbers, default=_plain))
         self.thresholds = json.loads(json.dumps(self.thresholds, default=_plain))
@@ -54,15 +69,12 @@ class Verdict:
 
     def _repr_html_(self) -> str:
         kind = _ADMONITION[self.verdict]
-        rows = "".join(
-            f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(_fmt(v))}</td></tr>"
-            for k, v in {**self.numbers, **{f"threshold: {k}": v for k, v in self.thresholds.items()}}.items()
-        )
         return (
-            f'<div class="admonition {kind}"><p class="admonition-title">{html.escape(self.claim)}: '
-            f"<strong>{html.escape(self.verdict)}</strong></p><p>{html.escape(self.summary)}</p>"
+            f'<div class="admonition {kind}" id="verdict-{html.escape(self.claim, quote=True)}">'
+            f'<p class="admonition-title">{html.escape(self.claim)}: <strong>{html.escape(self.verdict)}</strong></p>'
+            f"{summary_html(self.summary)}"
             f'<details><summary>measured numbers ({html.escape(str(self.scale))} scale)</summary>'
-            f"<table>{rows}</table></details></div>"
+            f"{numbers_html(self.numbers, self.thresholds)}</details></div>"
         )
 
 
@@ -72,9 +84,94 @@ def _plain(v):
     raise TypeError(f"not JSON-serialisable: {type(v).__name__}")
 
 
-def _fmt(v) -> str:
+#: Abbreviations after which a full stop does not end a sentence (the seeds' line numbers "l. 227" above all).
+_ABBREVIATIONS = {"l", "ll", "e.g", "i.e", "cf", "vs", "al", "thm", "thms", "eq", "eqs", "fig", "sec", "resp", "no",
+                  "approx", "ch", "cor", "def", "prop"}
+
+
+def headline_of(summary: str, limit: int = 160) -> str:
+    """The one-line version of a verdict's summary: its first sentence, shortened to a clause if it is long.
+
+    The rule, applied to the text as it is (deterministic, no rewording): take the summary up to the first full
+    stop, question or exclamation mark followed by a space (not after an abbreviation such as "l." or "e.g.");
+    if that is longer than ``limit`` characters, keep the longest run of whole clauses (ending before "; ") that
+    fits, else of parts ending before ", " or ": ", else of words, cutting only outside parentheses and brackets, and mark
+    the cut with " …".
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdict import headline_of
+    >>> headline_of("It holds (l. 227). The rest.")
+    'It holds (l. 227).'
+    >>> headline_of("a first clause here; and a second one", limit=25)
+    'a first clause here …'
+    """
+    if not isinstance(summary, str):
+        raise TypeError(f"summary must be a string, got {type(summary).__name__}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 20:
+        raise ValueError(f"limit must be an integer >= 20, got {limit!r}")
+    text = " ".join(summary.split())
+    for m in re.finditer(r"[.!?](?=\s)", text):
+        word = re.search(r"([\w.]*)$", text[:m.start()]).group(1).casefold()
+        if m.group() == "." and word in _ABBREVIATIONS:
+            continue
+        text = text[:m.end()]
+        break
+    if len(text) <= limit:
+        return text
+    depth, top = 0, []  # positions outside parentheses and brackets: a cut never leaves one open
+    for i, ch in enumerate(text[:limit - 1]):
+        depth += (ch in "([{⟨") - (ch in ")]}⟩")
+        if depth <= 0:
+            top.append(i)
+    for seps in (("; ",), (", ", ": "), (" ",)):
+        cuts = [i for i in top if text.startswith(seps, i)]
+        if cuts:
+            return text[:cuts[-1]].rstrip(" ,;:") + " …"
+    return text[:limit - 2] + " …"
+
+
+def summary_html(summary: str) -> str:
+    """The summary as a paragraph of plain text: HTML-escaped, so that no underscore, asterisk or dollar sign is
+    read as Markdown or TeX (the ``tex2jax_ignore`` class keeps MathJax off it)."""
+    return (f'<p class="attnlab-summary tex2jax_ignore mathjax_ignore" style="overflow-wrap: anywhere">'
+            f"{html.escape(summary)}</p>")
+
+
+def numbers_html(numbers: dict, thresholds: dict | None = None) -> str:
+    """The measured numbers and the thresholds as a two-column table that fits the text column.
+
+    Floats are shown to 4 significant digits, nested lists and dicts as plain text (``key: value``), never as
+    Python reprs, a list of records one record a line; everything is HTML-escaped.
+    """
+    entries = {**numbers, **{f"threshold: {k}": v for k, v in (thresholds or {}).items()}}
+    cell = 'style="overflow-wrap: anywhere; vertical-align: top; white-space: pre-line"'
+    rows = "".join(
+        f"<tr><td {cell}><code>{html.escape(str(k))}</code></td><td {cell}>{html.escape(_fmt_entry(v))}</td></tr>"
+        for k, v in entries.items()
+    )
+    return (f'<table class="tex2jax_ignore mathjax_ignore" style="table-layout: fixed; width: 100%">'
+            f'<colgroup><col style="width: 35%"><col></colgroup><tbody>{rows}</tbody></table>')
+
+
+def _fmt_entry(v) -> str:
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+        return "\n".join(_fmt(x) for x in v)  # a list of records: one a line
+    return _fmt(v)
+
+
+def _fmt(v, nested: bool = False) -> str:
+    if isinstance(v, bool) or v is None:
+        return {True: "yes", False: "no", None: "–"}[v]
     if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "∞" if v > 0 else "−∞"
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(_fmt(x, True) for x in v) + "]"
+    if isinstance(v, dict):
+        inner = ", ".join(f"{k}: {_fmt(x, True)}" for k, x in v.items())
+        return f"({inner})" if nested else inner
     return str(v)

@@ -1,0 +1,154 @@
+"""The verdicts page of the book (``book/verdicts.md``), rendered from the rows of :func:`~attnlab.audit.claims.evaluate_all`.
+
+Two HTML blocks, both sized to the text column (fixed table layout, long words wrapped), with every text taken from
+the registry and the computed verdicts and HTML-escaped (a summary is shown as the text it is, never as Markdown or
+TeX):
+
+- :func:`overview_html`: claims by seed × verdict, with the count of each verdict (one screen);
+- :func:`claims_html`: one table per seed, one row per claim: its ID, its verdict, one line (the verdict's
+  ``headline``) that opens on a click to the claim as the seed states it, the full summary and the measured numbers,
+  and a link to the claim's verdict box in the chapter that checks it (the box's id is ``verdict-<claim>``).
+"""
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from collections import Counter
+
+from .claims import SEEDS, seed_name
+from .verdict import VERDICTS, Verdict, numbers_html
+
+__all__ = ["VERDICT_ORDER", "verdict_counts", "chapter_href", "overview_html", "claims_html"]
+
+#: The order verdicts are listed in, from "holds" to "not checked".
+VERDICT_ORDER = ("verified", "loose", "corrected", "refuted", "unverifiable-here", "pending")
+
+#: A colour per verdict (those of the admonitions the chapters' verdict boxes use), for a bar beside the word.
+_COLOUR = {"verified": "#2e7d32", "loose": "#1565c0", "corrected": "#ef6c00", "refuted": "#c62828",
+           "unverifiable-here": "#8d6e00", "pending": "#757575"}
+
+#: Overview column widths (% of the text column) per verdict; the seed names take the rest (25%).
+_WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 17.5, "pending": 11.5}
+
+_FIT = "table-layout: fixed; width: 100%; overflow-wrap: anywhere"  # never wider than the text column
+_NO_TEX = "tex2jax_ignore mathjax_ignore"
+
+
+def _check_rows(rows) -> list[dict]:
+    if not isinstance(rows, (list, tuple)):
+        raise TypeError(f"rows must be the list that evaluate_all returns, got {type(rows).__name__}")
+    for r in rows:
+        if not isinstance(r, dict) or not {"id", "seed", "chapter", "verdict"} <= set(r):
+            raise ValueError("rows must be the dicts that evaluate_all returns (id, seed, chapter, verdict, ...)")
+    return list(rows)
+
+
+def verdict_counts(rows) -> Counter:
+    """How many claims have each verdict."""
+    return Counter(r["verdict"]["verdict"] for r in _check_rows(rows))
+
+
+def chapter_href(chapter: str, claim_id: str, page: str = "book/verdicts") -> str:
+    """The relative link from ``page`` to the verdict box of ``claim_id`` in ``chapter`` (both docnames).
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdicts_page import chapter_href
+    >>> chapter_href("notebooks/01-jl", "PDA-jl")
+    '../notebooks/01-jl.html#verdict-PDA-jl'
+    """
+    target = posixpath.relpath(f"{chapter}.html", posixpath.dirname(page) or ".")
+    return f"{target}#verdict-{claim_id}"
+
+
+def _chapter_label(chapter: str) -> str:
+    m = re.match(r"(\d+)-", posixpath.basename(chapter))
+    return f"ch. {int(m.group(1))}" if m else posixpath.basename(chapter)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _badge(verdict: str) -> str:
+    return (f'<span style="border-left: 4px solid {_COLOUR[verdict]}; padding-left: 0.35em">'
+            f"{html.escape(verdict)}</span>")
+
+
+def overview_html(rows) -> str:
+    """Claims by seed × verdict: one row per seed (named by what it is, with its number of claims), one column per
+    verdict, the totals in the last row, and what each verdict means."""
+    rows = _check_rows(rows)
+    seeds = [s for s in SEEDS if any(r["seed"] == s for r in rows)]
+    seeds += sorted({r["seed"] for r in rows} - set(seeds))
+    cols = [v for v in VERDICT_ORDER if v in VERDICTS] + [v for v in VERDICTS if v not in VERDICT_ORDER]
+
+    def cells(counts):
+        return "".join(f'<td style="text-align: center{"; color: #9e9e9e" if not counts[v] else ""}">{counts[v]}</td>'
+                       for v in cols)
+
+    body = []
+    for s in seeds:
+        counts = Counter(r["verdict"]["verdict"] for r in rows if r["seed"] == s)
+        name = _capital(seed_name(s)) if s in SEEDS else s
+        body.append(f'<tr><th scope="row" style="text-align: left; font-weight: normal">{html.escape(name)} '
+                    f'<span style="color: #757575">({sum(counts.values())})</span></th>{cells(counts)}</tr>')
+    body.append(f'<tr><th scope="row" style="text-align: left">all seeds ({len(rows)})</th>'
+                f"{cells(verdict_counts(rows))}</tr>")
+    head = "".join(f'<th style="text-align: center; font-size: 0.9em">{_badge(v)}</th>' for v in cols)
+    legend = "; ".join(f"<strong>{html.escape(v)}</strong>: {html.escape(VERDICTS[v])}" for v in cols)
+    # widths that hold each header word ("corrected", "unverifiable-" + "here") in a 650 px column
+    widths = "".join(f'<col style="width: {_WIDTH.get(v, 11)}%">' for v in cols)
+    return (f'<table class="attnlab-overview {_NO_TEX}" style="table-layout: fixed; width: 100%; font-size: 0.9em">'
+            f"<colgroup><col>{widths}</colgroup>"
+            f'<thead><tr><th style="text-align: left">seed (claims)</th>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>'
+            f'<p class="{_NO_TEX}" style="font-size: 0.9em">{legend}.</p>')
+
+
+def claims_html(rows, page: str = "book/verdicts") -> str:
+    """One table per seed, one row per claim: ID, verdict, one line that opens to the details, chapter link.
+
+    Each row carries ``data-claim`` and ``data-verdict`` attributes (the built-book tests read them) and the id
+    ``claim-<ID>``.
+    """
+    rows = _check_rows(rows)
+    seeds = [s for s in SEEDS if any(r["seed"] == s for r in rows)]
+    seeds += sorted({r["seed"] for r in rows} - set(seeds))
+    top = 'style="vertical-align: top"'
+    out = []
+    for s in seeds:
+        mine = [r for r in rows if r["seed"] == s]
+        name = _capital(seed_name(s)) if s in SEEDS else s
+        what = SEEDS[s][1] if s in SEEDS else ""
+        body = []
+        for r in mine:
+            v = Verdict(**r["verdict"])
+            cid = html.escape(r["id"], quote=True)
+            if r["chapter"]:
+                link = (f'<a href="{html.escape(chapter_href(r["chapter"], r["id"], page), quote=True)}">'
+                        f'{html.escape(_chapter_label(r["chapter"]))}</a>')
+            else:
+                link = "—"
+            where = html.escape(f"{name}, {r.get('section', '')}")
+            details = (f"<details><summary>{html.escape(v.headline)}</summary>"
+                       f'<p style="overflow-wrap: anywhere"><em>The claim</em> ({where}): '
+                       f"{html.escape(r.get('statement', ''))}</p>"
+                       f'<p style="overflow-wrap: anywhere"><em>What the check found</em> ({html.escape(str(v.scale))} '
+                       f'scale):</p><p class="attnlab-summary" style="overflow-wrap: anywhere">{html.escape(v.summary)}</p>'
+                       + (numbers_html(v.numbers, v.thresholds) if (v.numbers or v.thresholds) else "")
+                       + "</details>")
+            body.append(f'<tr id="claim-{cid}" data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
+                        f"<td {top}><strong>{html.escape(r['id'])}</strong></td><td {top}>{_badge(v.verdict)}</td>"
+                        f"<td {top}>{details}</td><td {top}>{link}</td></tr>")
+        out.append(
+            f'<table class="attnlab-claims {_NO_TEX}" style="{_FIT}; font-size: 0.9em">'
+            f'<caption style="caption-side: top; text-align: left"><strong>{html.escape(name)}'
+            f"</strong>: {html.escape(what)} ({len(mine)} claims)</caption>"
+            '<colgroup><col style="width: 7.6em"><col style="width: 7.4em"><col><col style="width: 3.8em"></colgroup>'
+            '<thead><tr><th style="text-align: left">claim</th><th style="text-align: left">verdict</th>'
+            '<th style="text-align: left">what the check found (click for the numbers)</th>'
+            '<th style="text-align: left">where</th></tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+    return "".join(out)
