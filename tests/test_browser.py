@@ -119,8 +119,12 @@ def test_colab_launch_button():
 
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
     path = repo["url"].split("github.com/", 1)[1].rstrip("/")
-    chapter = (HTML / "notebooks" / "01-jl.html").read_text()
-    assert f"colab.research.google.com/github/{path}/blob/{repo['branch']}/notebooks/01-jl.ipynb" in chapter
+    base = f"colab.research.google.com/github/{path}/blob/{repo['branch']}"
+    for page in sorted((HTML / "notebooks").glob("*.html")):  # every chapter's button opens its Colab edition
+        text = page.read_text()
+        assert f"{base}/colab/{page.stem}.ipynb" in text, page.name
+        assert (ROOT / "colab" / f"{page.stem}.ipynb").exists(), page.name
+        assert f"{base}/notebooks/" not in text, f"{page.name}: a Colab link still opens the MyST source"
 
 
 def test_figure_downloads_present():
