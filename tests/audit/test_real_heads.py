@@ -44,7 +44,7 @@ def test_smoke_experiments_run():
     assert {r["kind"] for r in rows} == {"real", "gaussian", "matched"}
     cal = rh.calibration_experiment(P, 0)
     assert all(0 <= r["r_svd"] <= r["visible"] <= 32 for r in cal["rows"])
-    assert math.isclose(cal["crosscheck"]["vectorised"], cal["crosscheck"]["svd_bridge"], rel_tol=1e-9)
+    assert cal["crosscheck"] < 1e-9
     res = rh.pareto_experiment(P, 0)
     exact = [r for r in res["rows"] if r["family"] == "exact"]
     assert exact and all(r["rel_err"] < 1e-12 for r in exact)

@@ -228,8 +228,9 @@ def _width_curve(Q, K):
 def calibration_experiment(p: dict, seed: int = 0):
     """Per case: the visible interaction dimension and, per temperature multiplier t and ε, r_SVD_int(τ) =
     min{r : τ_r^width ≤ τ} with τ = ``tau_over_eps``·ε, τ_r^width = 2·tanh(βρw_r/2); on ``cert_n`` × ``cert_temps`` also
-    the upper (``"svd"``) and lower certificates of r_ε(P). Also a cross-check of the vectorised τ_r^width against
-    :func:`attnlab.svd_bridge` on the first case."""
+    the upper (``"svd"``) and lower certificates of r_ε(P); ``r_svd_tau_eps`` is r_SVD_int at τ = ε (a sensitivity
+    reading). ``crosscheck``: the largest difference between the vectorised τ_r^width and :func:`attnlab.svd_bridge`
+    on the first case, at a β where tanh is not saturated."""
     return _calibration(p, seed, data_hash())
 
 
@@ -241,19 +242,19 @@ def _calibration(p, seed, data):
             d = Q.shape[1]
             vis = visible_interaction_dim(Q, K).r
             rho, w = _width_curve(Q, K)
-            if crosscheck is None:
-                b = svd_bridge(Q, K, 1 / math.sqrt(d), 3)
-                crosscheck = dict(vectorised=2 * math.tanh(rho * w[3] / (2 * math.sqrt(d))), svd_bridge=b["tau_width"])
+            if crosscheck is None:   # at a β where tanh is far from saturation, for r = 0, 4, …, 32
+                bc = 1.0 / (rho * w[0])
+                crosscheck = max(abs(svd_bridge(Q, K, bc, r)["tau_width"] - 2 * math.tanh(bc * rho * w[r] / 2))
+                                 for r in range(0, vis + 1, 4))
             for t in p["temps"]:
                 beta = t / math.sqrt(d)
                 taus = 2 * np.tanh(beta * rho * w / 2)
                 P = attention_matrix(Q, K, beta=beta) if (n in p["cert_n"] and t in p["cert_temps"]) else None
                 for eps in p["eps"]:
                     tau = p["tau_over_eps"] * eps
-                    ok = np.nonzero(taus <= tau)[0]
-                    r_svd = int(min(ok[0], vis))
+                    r_svd, r_svd_eps = (int(min(np.nonzero(taus <= x)[0][0], vis)) for x in (tau, eps))
                     row = dict(text=tid, n=n, layer=layer, head=head, d=d, visible=vis, t=t, eps=eps, tau=tau,
-                               r_svd=r_svd, upper=None, lower=None)
+                               r_svd=r_svd, r_svd_tau_eps=r_svd_eps, upper=None, lower=None)
                     if P is not None:
                         row["upper"] = rank_upper_certificate(P, eps, "svd").rank
                         row["lower"] = rank_lower_certificate(P, eps).M
@@ -278,6 +279,7 @@ def calibration_summary(cal: dict) -> dict:
     rho_up, rho_lo = (_spearman([r["r_svd"] for r in cert], [r[k] for r in cert]) for k in ("upper", "lower"))
     full = [r for r in rows if r["visible"] >= r["d"] - 1]
     k = sum(r["r_svd"] < r["visible"] for r in full)
+    k_eps = sum(r.get("r_svd_tau_eps", r["r_svd"]) < r["visible"] for r in full)
     lo, hi = clopper_pearson(k, len(full)) if full else (float("nan"), float("nan"))
     heads = {(r["text"], r["n"], r["layer"], r["head"]) for r in rows}
     return dict(cases=len(heads), cells=len(rows), cert_cells=len(cert),
@@ -285,6 +287,7 @@ def calibration_summary(cal: dict) -> dict:
                 full_dim_cells=len(full), full_dim_share_heads=len({(r["text"], r["n"], r["layer"], r["head"])
                                                                       for r in full}) / max(len(heads), 1),
                 share_smaller=k / len(full) if full else float("nan"), share_lo=float(lo), share_hi=float(hi),
+                share_smaller_tau_eps=k_eps / len(full) if full else float("nan"),
                 mean_reduction=float(np.mean([1 - r["r_svd"] / r["visible"] for r in full])) if full else float("nan"),
                 median_r_svd=float(np.median([r["r_svd"] for r in rows])), crosscheck=cal["crosscheck"])
 
