@@ -9,6 +9,7 @@ in :mod:`attnlab.plotting` (imported only on request, since it needs matplotlib)
 import importlib as _importlib
 
 from .adversarial import *  # noqa: F403
+from .encoder import *  # noqa: F403
 from .backend import *  # noqa: F403
 from .exact import *  # noqa: F403
 from .gradient import *  # noqa: F403
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 MODULES = (
     "adversarial",
     "backend",
+    "encoder",
     "exact",
     "gradient",
     "hardness",

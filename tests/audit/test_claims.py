@@ -70,6 +70,7 @@ EXPECTED = {
     "AR-rlower": "verified",
     "AR-count": "corrected",
     "AR-const": "verified",
+    "AR-bert": "unverifiable-here",
 }
 
 
@@ -103,7 +104,13 @@ def test_verdict_at_smoke_scale(claim_id):
 
 
 def test_pending_claims_and_cache(tmp_path, monkeypatch):
-    assert evaluate("AR-bert", "smoke").verdict == "pending"
+    # every registered claim has a check now (AR-bert was the last pending one): a claim without one is pending
+    import attnlab.audit.claims as registry
+
+    unchecked = registry.Claim("XX-unchecked", registry.S004, "nowhere", "a claim no chapter checks")
+    with monkeypatch.context() as m:
+        m.setattr(registry, "get_claim", lambda claim_id: unchecked)
+        assert evaluate("XX-unchecked", "smoke").verdict == "pending"
     monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
     first = evaluate("PDA-global", "smoke")
     cached = list(tmp_path.rglob("PDA-global-smoke-0-*.json"))

@@ -203,7 +203,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-bert", S004, "BERT calibration",
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
           "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension (elsewhere "
-          "called a 41.9% 'reduction')."),
+          "called a 41.9% 'reduction').",
+          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_bert"),
     Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up.",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_nospeed"),
     # ---- found on a second reading (claims.md, 2026-11-30)
