@@ -236,3 +236,23 @@ def test_check_at_temp_on_planted_evidence(diff, entry, verdict):
     rows = [dict(T=T, max_abs_diff=diff, max_entry=entry * max(2.0, 2.0 / math.sqrt(T)), B_T=max(2.0, 2.0 / math.sqrt(T)),
                  B=2.0) for T in (0.01, 1.0, 100.0)]
     assert audit.check_at_temp("smoke", data=rows).verdict == verdict
+
+
+def _lowrank_data(err=1e-15, width_ok=True, multiplies=False, square_err=0.9):
+    rows = [dict(r=r, n=64, d=32, width=r if width_ok else r + 1, score_rel_err=err, sym_rel_err=err,
+                 output_rel_err=err, value_width=32) for r in (1, 2)]
+    shapes = dict(VQ_T=[2, 32], UK=[64, 2], VK_T=[2, 32], printed_multiplies=multiplies,
+                  printed_error=None if multiplies else "shape mismatch", corrected_shape=[2, 64])
+    return dict(rows=rows, shapes=shapes, square=dict(n=6, d=6, r=2, printed_multiplies=True, printed_rel_err=square_err))
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),
+    (dict(multiplies=True), "corrected"),                     # it multiplies, but at n = d it is still wrong
+    (dict(multiplies=True, square_err=1e-12), "verified"),    # a printed product that were right
+    (dict(err=1e-6), "refuted"),                              # the one-sided factorisation is not exact
+    (dict(width_ok=False), "refuted"),
+])
+def test_check_at_lowrank_on_planted_evidence(kw, verdict):
+    v = audit.check_at_lowrank("smoke", data=_lowrank_data(**kw))
+    assert v.verdict == verdict, v.summary
