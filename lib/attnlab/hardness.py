@@ -333,7 +333,7 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
     spread : bool, optional
         False (default): the printed gadget, one appended coordinate :math:`\ln c` of size up to
         :math:`\ln m + dB^2`. True: every call uses the spread instance of :func:`sentinel_instance`, whose
-        entries stay within ``B`` at the cost of at most :math:`\lceil(\ln m + dB^2 + \ln(1+\eta))/B^2\rceil + 1`
+        entries stay within ``B`` at the cost of at most :math:`\lceil(\ln m + dB^2 + 2\ln(1+\eta))/B^2\rceil`
         extra coordinates; the answers are the same.
 
     Returns

@@ -74,7 +74,7 @@ RULES = {
         "refuted unless the gadget's output equals S/(S + c) to 1e-12 and both searches (printed and spread "
         "gadget, adversarial oracle error η/8) recover every row sum within (1+η)²; otherwise verified if the "
         "printed coordinate ln c_i stays within B, else corrected. The summary says whether the repair (ln c_i "
-        "spread over w ≤ ⌈(ln n + dB² + ln(1+η))/B²⌉ + 1 coordinates, entries ≤ B) keeps B (then only the width "
+        "spread over w ≤ ⌈(ln n + dB² + 2 ln(1+η))/B²⌉ coordinates, entries ≤ B) keeps B (then only the width "
         "grows) or the entry bound must grow."),
     "AT-log2": (
         "verified if the printed scaling (log 2 on Q and K) decodes, i.e. |e^((log 2)²) − 2| <= 1e-3 or no parity "
@@ -355,7 +355,7 @@ def check_at_sentinel(scale=None, seed: int = 0, data=None) -> Verdict:
     printed_within = ratio <= 1
     repair_within = all(r["spread_entry"] <= r["B"] * (1 + 1e-12) for r in rows)
     extra = [r["spread_width"] - r["d"] for r in rows]
-    allowed = [math.ceil(r["bound_log_n_dB2"] / r["B"] ** 2) + 1 for r in rows]
+    allowed = [math.ceil((r["bound_log_n_dB2"] + math.log1p(r["eta"])) / r["B"] ** 2) for r in rows]
     width_ok = all(e <= a for e, a in zip(extra, allowed))
     ok = ident <= 1e-12 and acc_ok
     if not ok:
@@ -367,8 +367,8 @@ def check_at_sentinel(scale=None, seed: int = 0, data=None) -> Verdict:
     worst = max(rows, key=lambda r: r["max_abs_log_c"] / r["B"])
     if repair_within and width_ok:
         fix = (f"spreading ln c_i over w coordinates keeps every entry within B (largest entry/B = "
-               f"{max(r['spread_entry'] / r['B'] for r in rows):.3f}) at width d + w, w ≤ ⌈(ln n + dB² + ln(1+η))/B²⌉ "
-               f"+ 1 (w = {extra[0]}…{extra[-1]} here), so the lemma keeps B and only its width grows.")
+               f"{max(r['spread_entry'] / r['B'] for r in rows):.3f}) at width d + w, w ≤ ⌈(ln n + dB² + 2 ln(1+η))/B²⌉ "
+               f"(w = {extra[0]}…{extra[-1]} here), so the lemma keeps B and only its width grows.")
     else:
         fix = ("the spread repair does not stay within B here, so the entry bound itself must grow to "
                "O(log n + dB²).")
