@@ -129,6 +129,41 @@ def test_parity_decoding_with_the_corrected_scale():
     assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T))
 
 
+def test_parity_repair_within_log2_by_duplicating_coordinates():
+    rng = np.random.default_rng(3)
+    A, Bv = _ov_sets(12, 6, rng, planted=2)
+    truth = ((A @ Bv.T) == 0).any(1)
+    s = math.sqrt(math.log(2) / 2)
+    Q, K = hd.parity_instance(A, Bv, s, copies=2)
+    assert Q.shape == (12, 12) and max(Q.max(), K.max()) < math.log(2)
+    assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T), rtol=1e-14)
+    assert (hd.parity_decode(A, Bv, s, 24, np.random.default_rng(2), copies=2) == truth).all()
+    # the printed scaling, duplicated or not, does not give powers of two
+    Q1, K1 = hd.parity_instance(A, Bv, math.log(2), copies=2)
+    assert not np.allclose(np.exp(Q1 @ K1.T), 2.0 ** (A @ Bv.T))
+
+
+@pytest.mark.parametrize("B", [0.25, 1.0, 3.0])
+def test_spread_sentinel_keeps_entries_within_B(B):
+    rng = np.random.default_rng(4)
+    Q, K = rng.uniform(-B, B, (9, 3)), rng.uniform(-B, B, (11, 3))
+    log_c = rng.uniform(-20, 20, 9)
+    Qs, Ks, Vs = hd.sentinel_instance(Q, K, log_c, B=B)
+    w = Qs.shape[1] - 3
+    assert w == max(1, math.ceil(np.abs(log_c).max() / B ** 2))
+    assert max(np.abs(Qs).max(), np.abs(Ks).max()) <= B * (1 + 1e-12)
+    assert np.allclose((Qs @ Ks.T)[:, -1], log_c, rtol=1e-13, atol=1e-12)
+    np.testing.assert_allclose(hd.sentinel_attention(Q, K, log_c, B=B), hd.sentinel_attention(Q, K, log_c),
+                               rtol=1e-12, atol=1e-15)
+    S = np.exp(Q @ K.T).sum(1)
+    _, info = hd.rowsum_search(Q, K, 0.02, B=B, spread=True)
+    _, info0 = hd.rowsum_search(Q, K, 0.02, B=B)
+    assert np.array_equal(info["log_S_hat"], info0["log_S_hat"])
+    assert np.abs(info["log_S_hat"] - np.log(S)).max() <= math.log(1.02)
+    assert info["max_abs_entry"] <= B * (1 + 1e-12) and info["max_width"] > 4
+    assert info0["max_abs_entry"] > B and info0["max_width"] == 4
+
+
 def test_lowrank_factorisation():
     rng = np.random.default_rng(0)
     Q = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 20))
@@ -243,7 +278,14 @@ BAD = [
     (hd.ov_decode, (B01, B01), dict(oracle=1.0), TypeError, "oracle must be callable"),
     (hd.ov_decode, (B01, B01), dict(oracle=_nan_oracle), ValueError, "oracle returned NaN"),
     (hd.ov_decode, (np.full((2, 2), 0.5), B01), {}, ValueError, "0/1"),
+    (hd.sentinel_instance, (Z22, Z32, np.zeros(2)), dict(B=0.0), ValueError, "B must be a finite number > 0"),
+    (hd.sentinel_instance, (Z22, Z32, np.zeros(2)), dict(B="1"), TypeError, "B must be a real number"),
+    (hd.sentinel_instance, (Z22, Z32, np.array([1e300, 0.0])), dict(B=1e-3), ValueError, "B = 0.001 is too small"),
+    (hd.rowsum_search, (Z22, Z32, 0.1), dict(spread="yes"), TypeError, "spread must be a bool"),
     # parity_instance
+    (hd.parity_instance, (B01, B01, 1.0), dict(copies=0), ValueError, "copies must be >= 1"),
+    (hd.parity_instance, (B01, B01, 1.0), dict(copies=1.5), TypeError, "copies must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.5, 3, RNG), dict(copies=True), TypeError, "copies must be an integer"),
     (hd.parity_instance, (B01, B01, 0.0), {}, ValueError, "scale must be a finite number > 0"),
     (hd.parity_instance, (B01, B01, "1"), {}, TypeError, "scale must be a real number"),
     (hd.parity_instance, (B01 * 3, B01, 1.0), {}, ValueError, "0/1"),

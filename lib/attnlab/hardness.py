@@ -86,7 +86,7 @@ def _run(oracle, Qs, Ks, Vs, overflow: str):
 
 
 # --------------------------------------------------------------------------- the sentinel (Lemma 5.1)
-def sentinel_instance(Q, K, log_c):
+def sentinel_instance(Q, K, log_c, B=None):
     r"""The instance of Lemma 5.1: :math:`Q' = [Q, \ln c]`, :math:`K' = \begin{bmatrix}K & 0\\ 0 & 1\end{bmatrix}`,
     :math:`V' = (1, \dots, 1, 0)^\top`.
 
@@ -101,11 +101,20 @@ def sentinel_instance(Q, K, log_c):
         Keys, same array type and width as ``Q``.
     log_c : array, shape (n,)
         :math:`\ln c_i` per query, finite (any sign).
+    B : float, optional
+        Entry bound to keep (finite, > 0). ``None`` (default) appends :math:`\ln c_i` as one coordinate, as
+        printed; its size can reach :math:`\ln m + dB^2`, beyond ``B``. With ``B``, the coordinate is *spread*
+        over :math:`w = \max(1, \lceil\max_i|\ln c_i|/B^2\rceil)` coordinates: query :math:`i` gets
+        :math:`\ln c_i/(wB)` in each, the sentinel key :math:`B` in each, the original keys 0, so the sentinel's
+        score is still :math:`w\cdot B\cdot\ln c_i/(wB) = \ln c_i` and every new entry is at most ``B`` in
+        absolute value (the repair of AT-sentinel: the width grows by w instead of the entries). The values 1
+        are within ``B`` when B >= 1, the lemma's assumption.
 
     Returns
     -------
-    Qs : array, shape (n, d + 1)
-    Ks : array, shape (m + 1, d + 1)
+    Qs : array, shape (n, d + w)
+        w = 1 when ``B`` is None.
+    Ks : array, shape (m + 1, d + w)
     Vs : array, shape (m + 1, 1)
 
     Raises
@@ -122,6 +131,9 @@ def sentinel_instance(Q, K, log_c):
     >>> Qs, Ks, Vs = sentinel_instance(np.zeros((1, 2)), np.zeros((3, 2)), np.array([0.0]))
     >>> Qs.shape, Ks.shape, Vs.ravel().tolist()
     ((1, 3), (4, 3), [1.0, 1.0, 1.0, 0.0])
+    >>> Qs, Ks, Vs = sentinel_instance(np.zeros((1, 2)), np.zeros((3, 2)), np.array([5.0]), B=1.0)
+    >>> Qs.shape, float(abs(Qs).max()), float((Qs @ Ks.T)[0, -1])     # ln c = 5 spread over 5 coordinates
+    ((1, 7), 1.0, 5.0)
     """
     Q, K = _qk(Q, K)
     xp = get_array_module(Q)
@@ -129,16 +141,27 @@ def sentinel_instance(Q, K, log_c):
     if log_c.shape[0] != Q.shape[0]:
         raise ValueError(f"log_c must have one entry per query ({Q.shape[0]}), got {log_c.shape[0]}")
     m, d = K.shape
-    Qs = xp.concatenate([Q, log_c[:, None]], axis=1)
-    Ks = xp.zeros((m + 1, d + 1))
+    if B is None:
+        w, q_new, k_new = 1, log_c[:, None], 1.0
+    else:
+        B = positive_real(B, "B")
+        top = float(xp.abs(log_c).max()) / (B * B)
+        if not top < 2.0 ** 24:
+            raise ValueError(f"B = {B:g} is too small for log_c up to {float(xp.abs(log_c).max()):g}: the spread "
+                             f"would need {top:.3g} coordinates")
+        w = max(1, math.ceil(top))
+        q_new = xp.repeat(log_c[:, None] / (w * B), w, axis=1)
+        k_new = B
+    Qs = xp.concatenate([Q, q_new], axis=1)
+    Ks = xp.zeros((m + 1, d + w))
     Ks[:m, :d] = K
-    Ks[m, d] = 1.0
+    Ks[m, d:] = k_new
     Vs = xp.zeros((m + 1, 1))
     Vs[:m] = 1.0
     return Qs, Ks, Vs
 
 
-def sentinel_attention(Q, K, log_c, oracle=None):
+def sentinel_attention(Q, K, log_c, oracle=None, B=None):
     r"""Attention (or ``oracle``) on :func:`sentinel_instance`: :math:`o_i = S_i/(S_i + c_i)`, one value per query.
 
     Parameters
@@ -148,11 +171,14 @@ def sentinel_attention(Q, K, log_c, oracle=None):
     oracle : callable, optional
         ``oracle(Q', K', V')`` returning an array of shape (n, 1) that stands for exact attention at inverse
         temperature 1 (e.g. :func:`approximate_oracle`); ``None`` means exact :func:`attnlab.attention`.
+    B : float, optional
+        As in :func:`sentinel_instance`: run on the spread instance whose entries stay within ``B``.
 
     Returns
     -------
     array, shape (n,)
-        :math:`o_i` in [0, 1] for exact attention (±ε for an ε-approximate oracle).
+        :math:`o_i` in [0, 1] for exact attention (±ε for an ε-approximate oracle); the same with and without
+        ``B`` (the sentinel's score is :math:`\ln c_i` either way).
 
     Raises
     ------
@@ -172,7 +198,7 @@ def sentinel_attention(Q, K, log_c, oracle=None):
     array([0.75])
     """
     oracle = _oracle(oracle)
-    Qs, Ks, Vs = sentinel_instance(Q, K, log_c)
+    Qs, Ks, Vs = sentinel_instance(Q, K, log_c, B)
     return _run(oracle, Qs, Ks, Vs, "the scores Q Kᵀ overflow float64: scale Q, K or log_c down")
 
 
@@ -243,7 +269,7 @@ def approximate_oracle(eps: float, mode: str = "adversarial", rng=None, threshol
     return oracle
 
 
-def _log_search(Q, K, eta, B, oracle, bound_name: str):
+def _log_search(Q, K, eta, B, oracle, bound_name: str, spread: bool = False):
     """The parallel binary search of :func:`rowsum_search`; returns (log S_hat, info) with validated inputs."""
     Q, K = _qk(Q, K)
     eta = in_open_interval(eta, 0.0, 1.0, "eta")
@@ -264,21 +290,27 @@ def _log_search(Q, K, eta, B, oracle, bound_name: str):
                          f"does not fit in int64 exponents; scale it down or raise eta")
     lo = xp.full(n, math.floor(-top / step) - 1, dtype=xp.int64)           # S > c(lo) certainly
     hi = xp.full(n, math.ceil((math.log(K.shape[0]) + top) / step) + 1, dtype=xp.int64)  # S < c(hi)
-    rounds, max_logc = 0, 0.0
+    rounds, max_logc, width, entry = 0, 0.0, d + 1, 0.0
     while bool((hi - lo > 1).any()):
         mid = (lo + hi) // 2
         log_c = mid.astype(xp.float64) * step
         max_logc = max(max_logc, float(xp.abs(log_c).max()))
-        above = sentinel_attention(Q, K, log_c, oracle) >= 0.5
+        if spread:
+            Qs, Ks, _ = sentinel_instance(Q, K, log_c, B)
+            width = max(width, Qs.shape[1])
+            entry = max(entry, float(xp.abs(Qs).max()), float(xp.abs(Ks).max()))
+        above = sentinel_attention(Q, K, log_c, oracle, B if spread else None) >= 0.5
         lo = xp.where(above, mid, lo)
         hi = xp.where(above, hi, mid)
         rounds += 1
+    if not spread:   # the printed gadget: Q, K, the appended ln c and the sentinel key's 1
+        entry = max(float(xp.abs(Q).max()), float(xp.abs(K).max()), max_logc, 1.0)
     log_S_hat = (lo + hi).astype(xp.float64) * step / 2
     return log_S_hat, dict(rounds=rounds, max_abs_log_c=max_logc, B=B, d=d, n_keys=int(K.shape[0]),
-                           log_S_hat=log_S_hat)
+                           log_S_hat=log_S_hat, max_width=width, max_abs_entry=entry)
 
 
-def rowsum_search(Q, K, eta: float, B=None, oracle=None):
+def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
     r"""Relative approximation of every row sum :math:`S_i=\sum_j e^{Q_i\cdot K_j}` by parallel binary search.
 
     Over the grid :math:`c = (1+\eta)^f`, f integer in the range allowed by :math:`|Q_i\cdot K_j|\le dB^2`,
@@ -298,6 +330,11 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None):
         Bound on every entry of ``Q`` and ``K`` (finite, > 0, at least max|entry|); default max(max|Q|, max|K|).
     oracle : callable, optional
         ``oracle(Q', K', V')`` standing for attention (see :func:`sentinel_attention`); default exact attention.
+    spread : bool, optional
+        False (default): the printed gadget, one appended coordinate :math:`\ln c` of size up to
+        :math:`\ln m + dB^2`. True: every call uses the spread instance of :func:`sentinel_instance`, whose
+        entries stay within ``B`` at the cost of at most :math:`\lceil(\ln m + dB^2 + 2\ln(1+\eta))/B^2\rceil`
+        extra coordinates; the answers are the same.
 
     Returns
     -------
@@ -306,7 +343,8 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None):
         ``RuntimeWarning``: ``info["log_S_hat"]`` holds its logarithm, always finite.
     info : dict
         ``rounds`` (attention calls made), ``max_abs_log_c`` (largest :math:`|\ln c_i|` appended), ``B``, ``d``,
-        ``n_keys`` and ``log_S_hat``.
+        ``n_keys``, ``log_S_hat``, ``max_width`` (the widest instance passed to the oracle) and
+        ``max_abs_entry`` (its largest query or key entry; the printed gadget's sentinel key holds a 1).
 
     Raises
     ------
@@ -315,7 +353,7 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None):
     ValueError
         As :func:`sentinel_instance`; ``eta`` outside (0, 1); ``B`` <= 0, not finite, below max|entry|, or so
         large (d·B² beyond about 2⁶⁰·η) that the grid of exponents overflows; an oracle output of the wrong
-        shape or not finite.
+        shape or not finite; ``spread`` not a bool.
 
     Examples
     --------
@@ -328,7 +366,9 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None):
     >>> bool(np.all(np.abs(np.log(S_hat / S)) <= np.log(1.01))), info["rounds"]
     (True, 12)
     """
-    log_S_hat, info = _log_search(Q, K, eta, B, oracle, "B")
+    if not isinstance(spread, (bool, np.bool_)):
+        raise TypeError(f"spread must be a bool, not {type(spread).__name__}")
+    log_S_hat, info = _log_search(Q, K, eta, B, oracle, "B", bool(spread))
     xp = get_array_module(log_S_hat)
     with np.errstate(over="ignore"):
         S_hat = xp.exp(log_S_hat)
@@ -510,11 +550,14 @@ def ov_decode(A, Bv, oracle=None):
 
 
 # --------------------------------------------------------------------------- parity (Thm 5.7)
-def parity_instance(A, Bv, scale: float):
-    r"""The parity instance of Thm 5.7: :math:`Q = sA`, :math:`K = sB`, scores :math:`s^2\,a_i\cdot b_j`.
+def parity_instance(A, Bv, scale: float, copies: int = 1):
+    r"""The parity instance of Thm 5.7: :math:`Q = s[A,\dots,A]`, :math:`K = s[B,\dots,B]` (``copies`` copies of
+    every coordinate), scores :math:`c\,s^2\,a_i\cdot b_j` with c = ``copies``.
 
-    The theorem needs :math:`e^{s^2} = 2`, i.e. :math:`s = \sqrt{\ln 2}`; the printed :math:`s = \ln 2` gives
-    :math:`e^{(\ln 2)^2}\approx 1.617` (claim AT-log2).
+    The theorem needs :math:`e^{cs^2} = 2`. With one copy that is :math:`s = \sqrt{\ln 2}\approx 0.833`, above the
+    stated entry bound :math:`\ln 2`; the printed :math:`s = \ln 2` gives :math:`e^{(\ln 2)^2}\approx 1.617`
+    (claim AT-log2). With two copies, :math:`s = \sqrt{\ln 2/2}\approx 0.589 < \ln 2` gives
+    :math:`e^{QK^\top} = 2^{AB^\top}` exactly within the bound, at twice the width (still :math:`O(\log n)`).
 
     Parameters
     ----------
@@ -524,17 +567,20 @@ def parity_instance(A, Bv, scale: float):
         0/1 rows.
     scale : float
         :math:`s`, finite, > 0.
+    copies : int, optional
+        How many times each coordinate is repeated, >= 1 (default 1: the printed instance).
 
     Returns
     -------
-    Q, K : arrays, shapes (n, d) and (m, d)
+    Q, K : arrays, shapes (n, c·d) and (m, c·d)
 
     Raises
     ------
     TypeError
-        Non-array ``A``/``Bv``, non-real ``scale``.
+        Non-array ``A``/``Bv``, non-real ``scale``, non-integer ``copies``.
     ValueError
-        Not 2-D, empty, different widths, entries other than 0 and 1, ``scale`` <= 0 or not finite.
+        Not 2-D, empty, different widths, entries other than 0 and 1, ``scale`` <= 0 or not finite,
+        ``copies`` < 1.
 
     Examples
     --------
@@ -543,24 +589,29 @@ def parity_instance(A, Bv, scale: float):
     >>> Q, K = parity_instance(np.array([[1, 1]]), np.array([[1, 0]]), np.sqrt(np.log(2)))
     >>> round(float(np.exp(Q @ K.T)[0, 0]), 12)      # e^{s² a·b} = 2^{a·b}
     2.0
+    >>> Q, K = parity_instance(np.array([[1, 1]]), np.array([[1, 0]]), np.sqrt(np.log(2) / 2), copies=2)
+    >>> Q.shape, bool(Q.max() < np.log(2)), round(float(np.exp(Q @ K.T)[0, 0]), 12)
+    ((1, 4), True, 2.0)
     """
     A, Bv = _binary(A, Bv)
     scale = positive_real(scale, "scale")
-    return scale * A, scale * Bv
+    copies = positive_int(copies, "copies")
+    return scale * np.tile(A, copies), scale * np.tile(Bv, copies)
 
 
-def parity_decode(A, Bv, scale: float, rounds: int, rng):
+def parity_decode(A, Bv, scale: float, rounds: int, rng, copies: int = 1):
     r"""Decide per row whether an orthogonal partner exists from the parity of :math:`\mathrm{round}(S_i)`.
 
     Each of ``rounds`` rounds keeps a uniformly random half of the keys, reads :math:`S_i = o_i/(1-o_i)` from the
     sentinel gadget at :math:`c_i = 1` (exact attention) on :func:`parity_instance`, and records whether
-    :math:`\mathrm{round}(S_i)` is odd. With :math:`s = \sqrt{\ln 2}`, :math:`S_i = \sum_j 2^{a_i\cdot b_j}` is an
-    integer whose parity is that of the number of orthogonal keys kept, so a row with a partner shows an odd
-    parity with probability 1/2 per round and a row without never does.
+    :math:`\mathrm{round}(S_i)` is odd. With :math:`c\,s^2 = \ln 2` (c = ``copies``),
+    :math:`S_i = \sum_j 2^{a_i\cdot b_j}` is an integer whose parity is that of the number of orthogonal keys kept,
+    so a row with a partner shows an odd parity with probability 1/2 per round and a row without never does.
+    The sentinel at :math:`c_i = 1` has score 0, so its key may be the zero vector: no entry beyond ``scale``.
 
     Parameters
     ----------
-    A, Bv, scale
+    A, Bv, scale, copies
         As in :func:`parity_instance`.
     rounds : int
         Number of random halves, >= 1.
@@ -591,7 +642,7 @@ def parity_decode(A, Bv, scale: float, rounds: int, rng):
     rounds = positive_int(rounds, "rounds")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
-    Q, K = parity_instance(A, Bv, scale)
+    Q, K = parity_instance(A, Bv, scale, copies)
     found = np.zeros(Q.shape[0], bool)
     for _ in range(rounds):
         keep = rng.random(K.shape[0]) < 0.5

@@ -212,7 +212,7 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
         \qquad c_y=\nabla h(y)=\mathbb E_{p_y}k,
 
     where :math:`h(y)-\langle y,c_y\rangle = \gamma^{-1}(H(p_y)+\mathbb E_{p_y}\log\pi)` is non-negative when
-    π ≥ 1 (integer multiplicities).
+    π ≥ 1 (for instance integer multiplicities; any real weights ≥ 1 will do).
 
     Parameters
     ----------

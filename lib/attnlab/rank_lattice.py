@@ -282,7 +282,8 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
     full-lattice 1-D masses; ℓ is the smallest odd spacing making it > (1+ε)/2.
 
     Returns a dict with M (the certificate), ℓ, γ, the own-cell mass, and log10 of the effective token
-    count :math:`\sum_u e^{(dR^2-\|u\|^2)/2}` (integer multiplicities ≥ 1). ``beta`` is the instance's
+    count :math:`\sum_u e^{(dR^2-\|u\|^2)/2}` (multiplicities :math:`e^{(dR^2-\|u\|^2)/2}\ge 1`: real numbers, not
+    integers; a literal token count would round them, which this function does not do). ``beta`` is the instance's
     :math:`\gamma\sqrt d R` (:func:`lattice_gamma` rounds down where the ceiling jumps), ``beta_nominal`` the
     argument. For ε ≥ 1, M = 0: the zero matrix is within ε.
 

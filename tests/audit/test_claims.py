@@ -42,11 +42,11 @@ EXPECTED = {
     "AR-op": "verified",
     "AR-quotient": "verified",
     "AR-svd": "verified",
-    "AR-nospeed": "verified",
+    "AR-nospeed": "unverifiable-here",   # issue 12: was verified; the speed half is a complexity statement
     "AR-upper": "verified",
     "AR-sphere-ball": "verified",
     "AR-lower": "verified",
-    "AR-synthetic": "verified",
+    "AR-synthetic": "unverifiable-here",  # issue 12: was verified; the seed's own decoder cannot be rerun
     "AT-1d": "verified",
     "AT-fixed-d": "unverifiable-here",
     "LR-favor": "corrected",

@@ -108,3 +108,27 @@ def test_precision_at_smoke_scale_with_plot():
     pytest.importorskip("matplotlib")
     _, data = audit.plot_precision(out)
     assert data["d"]["d"] == p["prec_d"]
+
+
+def _grad_data(corr=1e-9, via=1e-13, printed=0.5, example_printed=-0.452, calls=4, peak=10**6):
+    ex = dict(steps=[1e-2, 1e-3, 1e-4], fd=[4.9557, 4.95575, 4.955746964], fd_err=[1e-4, 1e-6, 1e-9],
+              corrected=4.955746964223348, printed=example_printed, via_attention=4.955746964223348)
+    rows = [dict(n=8, d=2, scale=1.0, logit_range=3.0, grad_norm=1.0, fd_noise=1e-9, corrected_vs_fd=corr,
+                 printed_vs_fd=printed, printed_vs_corrected=printed * f, via_attention_vs_direct=via)
+            for f in (0.5, 1.0, 2.0)]
+    mem = dict(n=2048, d=2, block=512, calls=calls, seconds=0.1, peak_bytes=peak, input_bytes=10**5,
+               dense_matrix_bytes=2048 * 2048 * 8, threads=2, working_set_bytes=3 * 10**5 + 4 * 2 * 512 * 512 * 8)
+    return dict(example=ex, random=rows, memory=mem)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),
+    (dict(peak=10**9), "corrected"),                                   # memory above the working set: reported only
+    (dict(printed=1e-6, example_printed=4.955746964223348), "verified"),   # the printed form agrees
+    (dict(corr=1e-3), "refuted"),                                      # the corrected identity misses the differences
+    (dict(via=1e-6), "refuted"),                                       # the d + 2 calls do not reproduce it
+    (dict(calls=5), "refuted"),                                        # more than d + 2 calls
+])
+def test_check_at_grad_on_planted_evidence(kw, verdict):
+    v = audit.check_at_grad("smoke", data=_grad_data(**kw))
+    assert v.verdict == verdict, v.summary

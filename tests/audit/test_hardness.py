@@ -148,3 +148,111 @@ def test_search_and_parity_at_smoke_scale_with_plots():
     assert set(data) == {"n", "d", "B", "eta"}
     _, data = audit.plot_parity(v.numbers)
     assert len(data["t"]) == len(v.numbers["strata_ci"])
+
+
+# --------------------------------------------------------------------------- planted evidence, AT-sentinel … AT-temp
+def _sentinel_rows(logc=30.0, ident=1e-15, rel=0.01, spread_rel=0.01, spread_entry=None, spread_ident=0.0, extra=0):
+    rows = []
+    for B in (0.5, 1.0, 2.0):
+        rows.append(dict(B=B, n=64, d=2, eta=0.05, identity_err=ident, rounds=10, max_rel_err=rel,
+                         max_abs_log_c=logc * B, bound_log_n_dB2=math.log(64) + 2 * B * B + math.log1p(0.05),
+                         spread_identity_err=spread_ident, spread_max_rel_err=spread_rel,
+                         spread_width=2 + math.ceil((math.log(64) + 2 * B * B + math.log1p(0.05)) / B ** 2) + extra,
+                         spread_entry=B if spread_entry is None else spread_entry * B,
+                         spread_rounds=10))
+    return rows
+
+
+@pytest.mark.parametrize("kw, verdict, words", [
+    (dict(), "corrected", "keeps B"),
+    (dict(spread_entry=1.5), "corrected", "must grow"),             # the repair leaves the bound: B must grow
+    (dict(extra=5), "corrected", "must grow"),                       # the repair is wider than its width bound
+    (dict(logc=0.9), "verified", "keeps B"),                         # the printed coordinate within B
+    (dict(ident=1e-6), "refuted", ""),                               # o ≠ S/(S + c)
+    (dict(spread_ident=1e-6), "refuted", ""),                        # the spread gadget computes something else
+    (dict(rel=0.5), "refuted", ""),                                  # the printed search misses the row sums
+    (dict(spread_rel=0.5), "refuted", ""),                           # the spread search misses them
+])
+def test_check_at_sentinel_on_planted_evidence(kw, verdict, words):
+    v = audit.check_at_sentinel("smoke", data=_sentinel_rows(**kw))
+    assert v.verdict == verdict and words in v.summary, v.summary
+
+
+def _log2_data(printed_err=5, dup_err=0, sqrt_err=0, e=math.exp(math.log(2) ** 2), printed_ce=True, dup_ce=False,
+               B_dup=math.sqrt(math.log(2) / 2)):
+    ce = dict(n=2, d=1, a=[1], keys=[[1], [1]], S=3.2, inner_products=[1, 1], orthogonal=0)
+    res = lambda k: dict(errors=k, false_pos=0, false_neg=k, total=100)
+    return dict(e_log2_sq=e, B_printed=math.log(2), B_sqrt=math.sqrt(math.log(2)), B_dup=B_dup, d=4, d_dup=8,
+                e_dup=2.0, counterexample=ce if printed_ce else None, counterexample_sqrt=None,
+                counterexample_dup=ce if dup_ce else None, printed=res(printed_err), sqrt=res(sqrt_err),
+                dup=res(dup_err))
+
+
+@pytest.mark.parametrize("kw, verdict, words", [
+    (dict(), "corrected", "B = log 2 stands"),
+    (dict(dup_err=3), "corrected", "B = √(log 2), not log 2"),        # only the repair beyond the bound decodes
+    (dict(dup_ce=True), "corrected", "B = √(log 2), not log 2"),
+    (dict(B_dup=0.8), "corrected", "B = √(log 2), not log 2"),        # a "repair" that leaves the bound
+    (dict(dup_err=3, sqrt_err=1), "refuted", "no scaling"),
+    (dict(e=2.0, printed_ce=False, printed_err=0), "verified", "printed scaling decodes"),
+])
+def test_check_at_log2_on_planted_evidence(kw, verdict, words):
+    v = audit.check_at_log2("smoke", data=_log2_data(**kw))
+    assert v.verdict == verdict and words in v.summary, v.summary
+
+
+def _maxip_rows(tie_fail_small=True, exact_large=1.0, fail_large=False):
+    rows = []
+    for n in (8, 32):
+        for C0 in (2.0, 4.0, 8.0):
+            good = C0 > 2 * math.log(n) + 0.5
+            ties = good and not (fail_large and C0 == 8.0) or (not tie_fail_small)
+            rows.append(dict(n=n, C0=C0, frac_exact=exact_large if good else 0.9, tolerance=0.1,
+                             ties_exact=bool(ties), C0_needed_ties=2 * math.log(n)))
+    return rows
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),
+    (dict(tie_fail_small=False), "verified"),        # a constant C0 suffices: ties never break it
+    (dict(exact_large=0.9), "refuted"),              # C0 > 2 ln n still misdecodes
+    (dict(fail_large=True), "refuted"),              # a tie fails where the rule predicts success
+])
+def test_check_at_maxip_on_planted_evidence(kw, verdict):
+    assert audit.check_at_maxip("smoke", data=_maxip_rows(**kw)).verdict == verdict
+
+
+@pytest.mark.parametrize("no, yes, verdict", [(1 / 6, 2 / 3, "verified"), (0.2, 2 / 3, "refuted"),
+                                              (1 / 6, 0.6, "refuted")])
+def test_check_at_ov_on_planted_evidence(no, yes, verdict):
+    rows = [dict(n=16, d=8, planted=0, rows_without=10, rows_with=0, max_o_without=no, min_o_with=float("nan")),
+            dict(n=16, d=8, planted=1, rows_without=0, rows_with=5, max_o_without=float("nan"), min_o_with=yes)]
+    assert audit.check_at_ov("smoke", data=rows).verdict == verdict
+
+
+@pytest.mark.parametrize("diff, entry, verdict", [(1e-15, 1.0, "verified"), (1e-6, 1.0, "refuted"),
+                                                  (1e-15, 3.0, "refuted")])
+def test_check_at_temp_on_planted_evidence(diff, entry, verdict):
+    rows = [dict(T=T, max_abs_diff=diff, max_entry=entry * max(2.0, 2.0 / math.sqrt(T)), B_T=max(2.0, 2.0 / math.sqrt(T)),
+                 B=2.0) for T in (0.01, 1.0, 100.0)]
+    assert audit.check_at_temp("smoke", data=rows).verdict == verdict
+
+
+def _lowrank_data(err=1e-15, width_ok=True, multiplies=False, square_err=0.9):
+    rows = [dict(r=r, n=64, d=32, width=r if width_ok else r + 1, score_rel_err=err, sym_rel_err=err,
+                 output_rel_err=err, value_width=32) for r in (1, 2)]
+    shapes = dict(VQ_T=[2, 32], UK=[64, 2], VK_T=[2, 32], printed_multiplies=multiplies,
+                  printed_error=None if multiplies else "shape mismatch", corrected_shape=[2, 64])
+    return dict(rows=rows, shapes=shapes, square=dict(n=6, d=6, r=2, printed_multiplies=True, printed_rel_err=square_err))
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),
+    (dict(multiplies=True), "corrected"),                     # it multiplies, but at n = d it is still wrong
+    (dict(multiplies=True, square_err=1e-12), "verified"),    # a printed product that were right
+    (dict(err=1e-6), "refuted"),                              # the one-sided factorisation is not exact
+    (dict(width_ok=False), "refuted"),
+])
+def test_check_at_lowrank_on_planted_evidence(kw, verdict):
+    v = audit.check_at_lowrank("smoke", data=_lowrank_data(**kw))
+    assert v.verdict == verdict, v.summary

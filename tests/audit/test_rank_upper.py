@@ -36,10 +36,23 @@ def test_op_experiment_attains_and_check_verifies(tmp_path, monkeypatch):
     assert rank_upper.check_ar_op("smoke", data=bad).verdict == "refuted"
 
 
-def test_nospeed_check_reads_its_data():
-    x = dict(dense_rank=1, dense_keep_fraction=0.6, sparse_lower=10, sparse_n=10, n=20, L=8, eps=0.25)
-    assert rank_upper.check_ar_nospeed("smoke", data=x).verdict == "verified"
-    assert rank_upper.check_ar_nospeed("smoke", data=dict(x, dense_rank=2)).verdict == "refuted"
+_NS = dict(dense_rank=1, dense_keep_fraction=0.6, sparse_lower=10, sparse_n=10, n=20, L=8, eps=0.25,
+           rows_max_abs_diff=0.0, fast_max_abs_err=1e-16, speedup=100.0, approx_rank=3, approx_numerical_rank=16,
+           approx_size=8)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(), ["Sparsity half shown", "(measured)", "is a different object"]),
+    (dict(dense_rank=2), ["Sparsity half not shown"]),
+    (dict(dense_keep_fraction=0.1), ["Sparsity half not shown"]),
+    (dict(fast_max_abs_err=1e-3), ["(not shown)"]),
+    (dict(approx_rank=16), ["was not shown to be a different object"]),
+])
+def test_check_ar_nospeed_on_planted_evidence(kw, words):
+    """Only unverifiable-here is reachable (the speed half is a complexity statement); the summary says which
+    parts were shown."""
+    v = rank_upper.check_ar_nospeed("smoke", data=dict(_NS, **kw))
+    assert v.verdict == "unverifiable-here" and all(w in v.summary for w in words), v.summary
 
 
 def test_r_svd_int_is_the_smallest_qualifying_r():
@@ -153,3 +166,84 @@ def test_const_table_and_split():
     assert {x["form"]: x["r_vacuous"] for x in t} == {"2^r": 12, "2^(r/2)": 24}
     s = rank_upper.trigger_split()
     assert s["argument_inflation"] == "9/4" and s["parts"] == 2
+
+
+# --------------------------------------------------------------------------- planted evidence: AR-upper, AR-sphere-ball
+_B = (1e3, 1e4, 1e5)
+
+
+def _implicit(sph_up=1.0, sph_lo=1.0, ball_up=1.0, ball_lo=1.0, ball_method="kronecker-svd", valid=True):
+    """Sphere d = 3 (θ = 1, r/2 = 1.5) and ball d = 2 (θ = r/2 = 1), certificates c·β^(slope·θ), Γ = β."""
+    sphere = [dict(family="sphere d=3", geometry="sphere", d=3, r=3, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
+                   upper=3 * b ** sph_up, lower=b ** sph_lo / 4, upper_method="harmonics",
+                   upper_error=0.4 if valid else 0.6, lower_mass=0.8, n=math.inf) for b in _B]
+    ball = [dict(family="ball d=2", geometry="ball", d=2, r=2, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
+                 upper=3 * b ** ball_up, lower=b ** ball_lo / 4, upper_method=ball_method, upper_error=0.0,
+                 lower_mass=0.8, n=10 * b) for b in _B]
+    return dict(sphere=sphere, ball=ball)
+
+
+def _upper(planted_slope=0.4):
+    planted = [dict(family="planted r=1", r=1, r_visible=1, d=64, n=2000, L=500, beta=b, eps=0.5, rho_Q=1.0,
+                    rho_K=1.0, Gamma=b, upper=max(1, round(2 * (1 + b / 0.25) ** planted_slope)), method="svd",
+                    error=0.4) for b in (1.0, 10.0, 100.0)]
+    lattice = [dict(family="ball d=2 (lattice)", r=2, eps=0.5, n=4 * g * g, L=(2 * g + 9) ** 2, gamma=g, beta=g * (g + 4),
+                    Gamma=g * (g + 4), upper=3 * g * g, lower=g * g, lower_valid=True) for g in (2.0, 4.0, 8.0, 11.0)]
+    return dict(planted=planted, lattice=lattice)
+
+
+@pytest.mark.parametrize("imp, planted_slope, verdict", [
+    (dict(), 0.4, "verified"),
+    (dict(ball_lo=1.3, ball_up=1.35), 0.4, "refuted"),             # a proven rank growing faster than Γ^(r/2)
+    (dict(ball_lo=0.5, ball_up=0.6), 0.4, "loose"),                # every certificate on the ball well below r/2
+    (dict(ball_method="rows"), 0.4, "unverifiable-here"),          # the only ball's upper side is its row count
+    (dict(), 1.0, "unverifiable-here"),                            # a planted head's upper slope above r/2: not shown
+    (dict(valid=False), 0.4, "unverifiable-here"),                 # an upper certificate outside ε
+])
+def test_check_ar_upper_on_planted_evidence(imp, planted_slope, verdict):
+    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
+    assert v.verdict == verdict, v.summary
+    assert "pre-asymptotic" in v.summary           # the materialised lattice is reported with its reason
+
+
+@pytest.mark.parametrize("imp, verdict", [
+    (dict(), "verified"),
+    (dict(sph_lo=1.3, sph_up=1.4), "refuted"),                     # the lower certificate above (1 + tol)θ
+    (dict(ball_lo=0.5, ball_up=0.6), "refuted"),                   # the upper certificate below (1 − tol)θ
+    (dict(sph_lo=0.2, sph_up=5.0), "unverifiable-here"),           # 0.2θ and 5θ: no bracket (was 'verified')
+    (dict(valid=False), "unverifiable-here"),
+])
+def test_check_ar_sphere_ball_on_planted_evidence(imp, verdict):
+    gap = [dict(beta=b, eps=0.5, greedy=int(b ** 0.5) + 2, svd=int(b ** 0.5) + 1, upper=int(b ** 0.5) + 1,
+                lower=int(b ** 0.5 / 2), upper_error=0.4) for b in (8.0, 32.0, 128.0)]
+    v = rank_upper.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
+                                                           implicit=_implicit(**imp)))
+    assert v.verdict == verdict, v.summary
+
+
+def _quotient_rows(dec=1e-15, gib=1e-15, r_ok=True, s21=1e-17, rank0=1):
+    return [dict(d=64, r_planted=r, r=r if r_ok else r + 1, decomposition=dec, gibbs_error=gib,
+                 sigma2_over_sigma1=s21 if r == 0 else 0.3, numerical_rank=rank0 if r == 0 else 5) for r in (0, 1, 2)]
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "verified"), (dict(dec=1e-6), "refuted"), (dict(gib=1e-3), "refuted"), (dict(r_ok=False), "refuted"),
+    (dict(s21=1e-3), "refuted"), (dict(rank0=2), "refuted"),
+])
+def test_check_ar_quotient_on_planted_evidence(kw, verdict):
+    assert rank_upper.check_ar_quotient("smoke", data=_quotient_rows(**kw)).verdict == verdict
+
+
+def test_check_ar_svd_on_planted_evidence(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(noisy_n=96, noisy_keys=64, planted_d=8, noisy_r=2, noisy_sigma=0.005, noisy_eps=0.5,
+             noisy_rs=[0, 1, 2, 4, 8], noisy_betas=[1, 8, 64], up_r=[1, 2], up_n=96, up_keys=64, robust_sigma=1e-3,
+             up_betas=[1.0, 10.0, 100.0], up_eps=0.5)
+    data = dict(bridge=rank_upper.svd_experiment(p, 0), planted=rank_upper.robust_experiment(p, 0))
+    base = rank_upper.check_ar_svd("smoke", data=data).verdict
+    assert base in ("verified", "refuted")
+    br = data["bridge"]
+    broken = dict(br, rows=[dict(r, error=r["tau_exact"] * 2 + 1e-3) for r in br["rows"]])   # error above τ_exact
+    assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=broken)).verdict == "refuted"
+    outside = dict(br, robust=[dict(x, error_on_A=x["eps"] * 1.5) for x in br["robust"]])      # robust cert outside ε
+    assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=outside)).verdict == "refuted"

@@ -187,7 +187,15 @@ def memory_experiment(n: int, d: int, block: int, seed: int = 0):
 
 # --------------------------------------------------------------------------- verdict
 def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-grad: the printed gradient is wrong, the corrected one and the d + 2 calls hold."""
+    """Verdict for AT-grad: the printed gradient is wrong, the corrected one and the d + 2 calls hold.
+
+    Rule (stated before the run): ``refuted`` unless the corrected identity is within 1e-6 (relative) of central
+    differences on every random instance and on the worked example, and the d + 2 attention calls (counted: exactly
+    d + 2) reproduce it within 1e-10; then ``corrected`` if the printed form is off by > 1e-3 relative on the
+    worked example and on the median instance, else ``verified``. The peak memory of the blocked calls is a
+    property of this implementation, not of the identity: it is reported (against the working set and the dense
+    n×n matrix) and never decides the verdict (issue 12: a tracemalloc reading must not label a true identity).
+    """
     p = preset(PRESETS, scale)
     if data is None:
         data = dict(example=worked_example_experiment(), random=random_experiment(p, seed),
@@ -202,25 +210,29 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
     th = dict(identity="max relative error of the corrected gradient against central differences <= 1e-6",
               calls="max relative difference of the d + 2 attention calls from the direct formula <= 1e-10",
               printed_wrong="printed form off by > 1e-3 relative on the worked example and on the median instance",
-              memory="peak traced memory of the blocked calls <= 3·inputs + 4·threads·block²·8 bytes and < n²·8 bytes")
-    ok_corr = corr <= 1e-6 and abs(ex["corrected"] - ex["fd"][2]) <= 1e-6 and via <= 1e-10
+              calls_count="exactly d + 2 attention calls",
+              memory="reported only: peak traced memory <= 3·inputs + 4·threads·block²·8 bytes and < n²·8 bytes")
+    ok_corr = (corr <= 1e-6 and abs(ex["corrected"] - ex["fd"][2]) <= 1e-6 and via <= 1e-10
+               and mem["calls"] == mem["d"] + 2)
     ok_mem = mem["peak_bytes"] <= mem["working_set_bytes"] and mem["peak_bytes"] < mem["dense_matrix_bytes"]
     printed_wrong = (abs(ex["printed"] - ex["corrected"]) > 1e-3 * abs(ex["corrected"]) and printed_med > 1e-3)
-    verdict = ("corrected" if printed_wrong else "verified") if ok_corr and ok_mem else "refuted"
+    verdict = ("corrected" if printed_wrong else "verified") if ok_corr else "refuted"
     return Verdict(
         "AT-grad", verdict,
         f"On the worked example central differences give {ex['fd'][2]:.8f} (best error {best_fd:.1e}), the corrected "
         f"identity {ex['corrected']:.15g} and the printed one {ex['printed']:.15g}; over {len(rows)} random instances "
         f"the corrected identity is within {corr:.1e} of central differences and the d + 2 attention calls within "
-        f"{via:.1e} of it, while the printed form is off by a median {printed_med:.2f} (relative); at n = {mem['n']} "
-        f"the {mem['calls']} blocked calls peaked at {mem['peak_bytes'] / 2**20:.1f} MiB against "
-        f"{mem['dense_matrix_bytes'] / 2**30:.1f} GiB for the n×n matrix.",
+        f"{via:.1e} of it, while the printed form is off by a median {printed_med:.2f} (relative, minimum "
+        f"{printed_min:.1e}); at n = {mem['n']} the {mem['calls']} blocked calls peaked at "
+        f"{mem['peak_bytes'] / 2**20:.1f} MiB against {mem['dense_matrix_bytes'] / 2**20:.0f} MiB for the n×n matrix "
+        f"({'within' if ok_mem else 'above'} the expected working set; reported, not part of the rule).",
         numbers=dict(example_fd_h1e4=ex["fd"][2], example_corrected=ex["corrected"], example_printed=ex["printed"],
                      example_best_fd_error=best_fd, instances=len(rows), max_rel_err_corrected_vs_fd=corr,
                      max_fd_noise=noise, max_rel_diff_calls_vs_direct=via, min_rel_err_printed=printed_min,
                      median_rel_err_printed=printed_med, memory_n=mem["n"], memory_calls=mem["calls"],
                      memory_peak_bytes=mem["peak_bytes"], dense_matrix_bytes=mem["dense_matrix_bytes"],
-                     memory_working_set_bytes=mem["working_set_bytes"], memory_seconds=mem["seconds"]),
+                     memory_working_set_bytes=mem["working_set_bytes"], memory_seconds=mem["seconds"],
+                     memory_within_working_set=ok_mem),
         thresholds=th, scale=p["scale"])
 
 

@@ -20,26 +20,43 @@ from .scale import SCALES, preset
 from .stats import fit_slope
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "gap_experiment", "lattice_experiment", "slopes_table", "check_ar_lower", "check_ar_synthetic",
+__all__ = ["PRESETS", "RULES", "gap_experiment", "lattice_experiment", "slopes_table", "lower_law_table", "candidates_experiment",
+           "check_ar_lower", "check_ar_synthetic",
            "plot_lower_laws", "plot_gap", "embedded_lattice_head", "rlower_embedding", "rlower_fits", "sphere_rlower",
            "check_ar_rlower", "count_factor", "count_experiment", "check_ar_count"]
 
 #: Sizes per scale (with ``SHARED``: ``eps``, ``lat_*``, ``gap_*``): ``lat_check_gamma`` the materialised lattice
-#: check, ``sph_*`` the cap packings on the sphere.
+#: check, ``sph_*`` the cap packings on the sphere, ``sph_check_factor`` the larger candidate pool of
+#: :func:`candidates_experiment` (issue 12).
 _OWN = {
     "smoke": dict(lat_check_gamma=8.0, sph_d=[2, 3], sph_betas={2: [1e2, 1e3, 1e4], 3: [1e2, 3e2, 1e3]},
-                  sph_candidates=20_000),
+                  sph_candidates=20_000, sph_check_factor=5),
     "book": dict(lat_check_gamma=20.0, sph_d=[2, 3, 4], sph_betas={2: [1e2, 3e2, 1e3, 3e3, 1e4],
                                                                    3: [1e2, 2e2, 5e2, 1e3, 2e3],
                                                                    4: [3e1, 6e1, 1e2, 2e2, 3e2]},
-                 sph_candidates=30_000),
+                 sph_candidates=30_000, sph_check_factor=10),
     "paper": dict(lat_check_gamma=40.0, sph_d=[2, 3, 4],
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
-                  sph_candidates=2_000_000),
+                  sph_candidates=2_000_000, sph_check_factor=2),
 }
 #: AR-rlower/AR-count (issue 19): ``emb_*`` the embedded instances, ``rl_*`` tolerance and window, ``count_d``.
 _RL = dict(emb_r=[1, 2, 3], emb_gamma=3.0, rl_tol=0.10, rl_decades=2, count_d=[2, 3, 4, 6])
 PRESETS = {s: {**SHARED[s], **_OWN[s], **_RL} for s in SCALES}
+
+#: Decision rules (issue 12), stated before the run.
+RULES = {
+    "AR-lower": (
+        "refuted unless the materialised certificate has margin > 0 (and the generic search finds at least the "
+        "message rows) and every implicit instance's own-cell mass exceeds (1 + ε)/2; otherwise verified if, for "
+        "every (d, ε), the slope of log M against log γ is within rl_tol of d and M at the largest γ is within "
+        "rl_tol of the volume count V_d(γ/ℓ)^d (both free of how β is parametrised; β/(√d γ²) → 1 is algebra), "
+        "else refuted. Before issue 12 the rule was the slope against log β within 10% of d/2, which measures the "
+        "margin of the parametrisation (it would fail for a correct bound on β in [1e2, 1e4])."),
+    "AR-synthetic": (
+        "The seed's slopes come from its own decoder, which is not published: the verdict is unverifiable-here "
+        "whatever this book measures; the summary reports the book's own certificates' slopes against "
+        "(d−1)/2 (sphere) and d/2 (ball), and whether each lies within the seed's 8%."),
+}
 
 
 # --------------------------------------------------------------------------- experiments
@@ -69,8 +86,38 @@ def slopes_table(rows, theory):
 
 
 # --------------------------------------------------------------------------- verdicts
+def _span_text(xs, fmt=".2f"):
+    lo, hi = format(min(xs), fmt), format(max(xs), fmt)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def lower_law_table(rows, tol: float = 0.10):
+    """Per (d, ε) of the lattice construction: the exponent of the message count M in the lattice scale γ (theory
+    d, 95% interval), the size-free ratio M / (V_d (γ/ℓ)^d) at the largest γ (→ 1: lattice points in the ball of
+    radius γ/ℓ), the instance's β/(√d γ²) there (→ 1 as γ → ∞: β^(d/2) ≍ γ^d), and, for comparison, the slope
+    against log β, whose finite-window value depends on how β is parametrised (the margin)."""
+    out = []
+    for e in sorted({r["eps"] for r in rows}):
+        for d in sorted({r["d"] for r in rows}):
+            rs = sorted((r for r in rows if r["d"] == d and r["eps"] == e and r["M"] > 0), key=lambda r: r["gamma"])
+            if len(rs) < 3:
+                continue
+            fg = fit_slope(np.log([r["gamma"] for r in rs]), np.log([r["M"] for r in rs]))
+            fb = fit_slope(np.log([r["beta"] for r in rs]), np.log([r["M"] for r in rs]))
+            top = rs[-1]
+            vol = math.pi ** (d / 2) / math.gamma(d / 2 + 1) * (top["gamma"] / top["ell"]) ** d
+            out.append(dict(d=d, eps=e, gamma_slope=fg.slope, gamma_lo=fg.slope_lo, gamma_hi=fg.slope_hi,
+                            gamma_rel_dev=abs(fg.slope / d - 1), volume_ratio=top["M"] / vol,
+                            beta_over_gamma2=top["beta"] / (math.sqrt(d) * top["gamma"] ** 2),
+                            beta_slope=fb.slope, beta_rel_dev=fb.slope / (d / 2) - 1,
+                            law=bool(abs(fg.slope / d - 1) <= tol and abs(top["M"] / vol - 1) <= tol),
+                            M_max=top["M"], gamma_max=top["gamma"]))
+    return out
+
+
 def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AR-lower: the lattice certificate is valid on materialised instances and grows as β^(d/2)."""
+    """Verdict for AR-lower (rule: ``RULES["AR-lower"]``): the lattice certificate is valid on materialised instances
+    and its message count grows as γ^d ≍ β^(d/2), judged on quantities free of how β is parametrised."""
     p = preset(PRESETS, scale)
     res = lattice_experiment(p, seed) if data is None else data
     eps = p["eps"][0]
@@ -79,22 +126,47 @@ def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
     cert = LowerCertificate(len(cells), eps, list(range(len(cells))), cells, own.tolist())
     margin = lower_certificate_margin(A, cert)
     generic = rank_lower_certificate(A, eps)
-    tab = slopes_table(res["ball"], lambda d: d / 2)
-    top = [dict(d=t["d"], eps=t["eps"], slope=t["slope"], theory=t["theory"]) for t in tab]
-    dev = max(t["rel_dev"] for t in tab)
-    ok = margin > 0 and generic.M >= len(cells) and all(r["margin_ok"] for r in res["ball"]) and dev <= 0.1
+    tab = lower_law_table(res["ball"], p["rl_tol"])
+    valid = margin > 0 and generic.M >= len(cells) and all(r["margin_ok"] for r in res["ball"])
+    ok = valid and bool(tab) and all(t["law"] for t in tab)
+    gdev = max(t["gamma_rel_dev"] for t in tab)
+    vdev = max(abs(t["volume_ratio"] - 1) for t in tab)
+    bdev = [t["beta_rel_dev"] for t in tab]
     return Verdict("AR-lower", "verified" if ok else "refuted",
                    f"Materialised (d = 2, γ = {p['lat_check_gamma']}), the {len(cells)} message rows put mass with "
                    f"margin 2m − 1 − ε ≥ {margin:.3f} on their cells (the generic search finds {generic.M}); implicitly, "
-                   f"log M against log β has slopes within {dev:.1%} of d/2 for d = {p['lat_d']}, up to M = "
-                   f"{max(r['M'] for r in res['ball']):.3g}.",
-                   numbers=dict(materialised_messages=len(cells), margin=margin, generic_M=generic.M, slopes=top,
-                                max_rel_dev=dev),
-                   thresholds=dict(valid="margin > 0", law="|slope/(d/2) − 1| <= 0.10"), scale=p["scale"])
+                   f"for d = {p['lat_d']}, log M against log γ has slopes within {gdev:.1%} of d and M is within "
+                   f"{vdev:.1%} of the volume count V_d(γ/ℓ)^d at the largest γ, up to M = "
+                   f"{max(r['M'] for r in res['ball']):.3g}; since β = γ√d(⌈γ⌉ + margin) ~ √d·γ² (β/(√d γ²) = "
+                   f"{_span_text([t['beta_over_gamma2'] for t in tab], '.3f')} at the largest γ), M ≍ β^(d/2). "
+                   f"The slope against log β itself ({_span_text([100 * b for b in bdev], '+.1f')}% from d/2) measures "
+                   "the margin of β's parametrisation, not the bound, and is not the rule (changed after the referee's "
+                   "review, same verdict under both rules).",
+                   numbers=dict(materialised_messages=len(cells), margin=margin, generic_M=generic.M, laws=tab,
+                                max_gamma_rel_dev=gdev, max_volume_dev=vdev, beta_slope_rel_dev=bdev,
+                                old_rule_verified=bool(valid and max(abs(b) for b in bdev) <= 0.1)),
+                   thresholds=dict(rule=RULES["AR-lower"], tol=p["rl_tol"]), scale=p["scale"])
+
+
+@memoize
+def candidates_experiment(p: dict, seed: int):
+    """The sphere packing's dependence on its fixed pool of random candidates: d = 3, first ε, the β grid of
+    ``sph_betas[3]``, with ``sph_candidates`` and ``sph_check_factor`` times as many candidates (fresh draws)."""
+    rng = np.random.default_rng(seed + 1)
+    e, betas = p["eps"][0], p["sph_betas"][3]
+    out = []
+    for c in (p["sph_candidates"], p["sph_check_factor"] * p["sph_candidates"]):
+        rows = [sphere_lower_count(3, b, e, c, rng) for b in betas]
+        f = fit_slope(np.log(betas), np.log([r["M"] for r in rows]))
+        out.append(dict(candidates=c, M=[r["M"] for r in rows], slope=f.slope, lo=f.slope_lo, hi=f.slope_hi,
+                        candidates_per_message=c / rows[-1]["M"]))
+    return dict(d=3, eps=e, betas=list(betas), theory=1.0, runs=out)
 
 
 def check_ar_synthetic(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AR-synthetic: slopes of the lower certificates against (d−1)/2 (sphere) and d/2 (ball)."""
+    """Verdict for AR-synthetic (rule: ``RULES["AR-synthetic"]``): the seed's slopes come from its own decoder,
+    which this book cannot rerun, so the verdict is unverifiable-here; the summary gives what was measured instead
+    (the book's own certificates' slopes against (d−1)/2 and d/2) and whether each is within the seed's 8%."""
     p = preset(PRESETS, scale)
     res = lattice_experiment(p, seed) if data is None else data
     ball = slopes_table(res["ball"], lambda d: d / 2)
@@ -102,14 +174,14 @@ def check_ar_synthetic(scale=None, seed: int = 0, data=None) -> Verdict:
     devs = {f"ball-{t['d']} ε={t['eps']}": t["rel_dev"] for t in ball}
     devs.update({f"sphere-{t['d']} ε={t['eps']}": t["rel_dev"] for t in sph})
     worst = max(devs.values())
-    verdict = "verified" if worst <= 0.08 else "unverifiable-here"
-    return Verdict("AR-synthetic", verdict,
-                   f"Our lower certificates (lattice on the ball, cap packings on the sphere) give slopes whose largest "
-                   f"deviation from theory is {worst:.1%} ({max(devs, key=devs.get)}); the seed's decoder is not "
-                   f"published, so this is a reproduction with our own certificates, not of its numbers.",
-                   numbers=dict(ball=ball, sphere=sph, deviations=devs, worst=worst),
-                   thresholds=dict(verified="every |slope/theory − 1| <= 0.08 (the seed's 'within 2–8%')"),
-                   scale=p["scale"])
+    within = sum(v <= 0.08 for v in devs.values())
+    return Verdict("AR-synthetic", "unverifiable-here",
+                   f"The seed's slopes come from its own decoder, which is not published, so they cannot be rerun "
+                   f"here. Measured instead with the book's certificates (lattice on the ball, cap packings from a "
+                   f"fixed pool of random candidates on the sphere): {within} of {len(devs)} slopes within 8% of "
+                   f"theory, the largest deviation {worst:.1%} ({max(devs, key=devs.get)}).",
+                   numbers=dict(ball=ball, sphere=sph, deviations=devs, worst=worst, within_8pct=within),
+                   thresholds=dict(rule=RULES["AR-synthetic"], seed_band=0.08), scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures
