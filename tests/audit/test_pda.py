@@ -7,11 +7,12 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 from attnlab.audit import pda as A  # noqa: E402
 from attnlab.audit.verdict import VERDICTS  # noqa: E402
 
-TINY = dict(d=[16], L=[64, 128], m=16, r=8, full_max=128, n_iter=2, sweep_L=64, sweep_m=[8, 16], sweep_r=[1, 4, 32],
+TINY = dict(d=[16], L=[32, 64, 128], m=16, r=8, full_max=128, n_iter=2, sweep_L=64, sweep_m=[8, 16], sweep_r=[1, 4, 32],
             cost_L=[32, 64, 128], cost_repeats=1, param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=32)
 
 
@@ -29,24 +30,58 @@ def test_presets_cover_every_scale():
 
 def test_headline_experiment_and_checks():
     rows = A.headline_experiment(TINY, 0)
-    assert len(rows) == 4 and {r["scaling"] for r in rows} == {"printed", "unbiased"}
+    assert len(rows) == 6 and {r["scaling"] for r in rows} == {"printed", "unbiased"}
     assert all("bound_V" in r for r in rows)  # every L <= full_max
     for r in rows:
         assert 0 <= r["rel_V"] and r["rel_V"] <= r["bound_V"]
     v = A.check_pda_headline("smoke", data=rows)
-    assert v.claim == "PDA-headline" and v.verdict in ("refuted", "verified")
-    assert v.numbers["instances"] == 2
+    assert v.claim == "PDA-headline" and v.verdict in VERDICTS
+    assert v.numbers["instances"] == 3
     t = A.check_pda_total("smoke", data=rows)
     assert t.verdict in VERDICTS and t.numbers["violations"] == 0
     _close(A.plot_headline(rows))
 
 
-def test_headline_check_on_hand_made_rows():
-    row = dict(d=64, L=512, m=128, r=32, rel_V=0.001, rel_O=0.01, zeros_V=0.1, mean_V=0.05, proj_V=0.0, eps=0.1)
-    rows = [dict(row, scaling="printed"), dict(row, scaling="unbiased")]
-    assert A.check_pda_headline("smoke", data=rows).verdict == "verified"
-    rows[0]["rel_V"] = 0.02
-    assert A.check_pda_headline("smoke", data=rows).verdict == "refuted"
+def _head_rows(pda, trivial, Ls=(512, 1024, 2048, 4096), ds=(64,), slope=-0.5, jitter=0.0, pda_jitter=0.0):
+    """Planted headline rows: PDA's metric pda·(L/512)^slope, zeros and mean of V at trivial·(L/512)^slope."""
+    rows = []
+    for d in ds:
+        for i, L in enumerate(Ls):
+            f = (L / 512) ** slope * (1 + jitter * (-1) ** i)
+            for sc in ("printed", "unbiased"):
+                a = (pda(d) if callable(pda) else pda) * (1 + pda_jitter * (-1) ** (i // 2))
+                rows.append(dict(d=d, L=L, m=128, r=32, scaling=sc, rel_V=a * f, rel_O=a / trivial, zeros_V=trivial * f,
+                                 mean_V=1.1 * trivial * f, mean_O=1.1, proj_V=0.0, eps=0.1))
+    return rows
+
+
+def test_headline_rule_reaches_every_verdict():
+    # below 1% at every L and ten times below the trivial outputs: verified
+    assert A.check_pda_headline("smoke", data=_head_rows(0.005, 0.05, jitter=0.01)).verdict == "verified"
+    # above 1% on the grid, but clearly below the trivial outputs at every L: it gets to 1% first, verified
+    assert A.check_pda_headline("smoke", data=_head_rows(0.02, 0.2, jitter=0.01)).verdict == "verified"
+    # no better than outputting zeros: refuted, whatever L the grid reaches (even below 1% everywhere)
+    v = A.check_pda_headline("smoke", data=_head_rows(0.05, 0.05, jitter=0.01))
+    assert v.verdict == "refuted" and v.numbers["ratio_to_trivial"][0] > 0.9
+    assert A.check_pda_headline("smoke", data=_head_rows(0.006, 0.005)).verdict == "refuted"
+    # d = 64 better, d = 128 worse: the head widths disagree
+    mixed = _head_rows(lambda d: 0.01 if d == 64 else 0.08, 0.05, ds=(64, 128), jitter=0.01)
+    assert A.check_pda_headline("smoke", data=mixed).verdict == "unverifiable-here"
+    # better on average, but not significantly
+    noisy = _head_rows(0.04, 0.05, pda_jitter=0.4)
+    v = A.check_pda_headline("smoke", data=noisy)
+    assert v.verdict == "unverifiable-here" and v.numbers["ratio_by_d"]["64"]["hi"] > 1
+
+
+def test_crossing_extrapolates_with_its_band():
+    Ls = [512, 1024, 2048, 4096]
+    c = A.crossing(Ls, [0.04 * (L / 512) ** -0.5 for L in Ls])
+    assert math.isclose(c["slope"], -0.5) and math.isclose(c["L"], 512 * 16, rel_tol=0.01)
+    assert c["L_early"] <= c["L"] <= c["L_late"]
+    flat = A.crossing(Ls, [0.04, 0.041, 0.039, 0.04])
+    assert math.isinf(flat["L"])
+    with pytest.raises(ValueError, match="Ls"):
+        A.crossing([512, 1024], [0.1, 0.05])
 
 
 def test_sweep_experiment_and_figure():
