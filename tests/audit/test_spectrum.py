@@ -72,11 +72,39 @@ def test_rank_checks_on_hand_made_rows():
 
 def test_energy_experiment_and_check():
     rows = A.energy_experiment(TINY, 0)
-    assert len(rows) == len(A.KINDS) * 2 * 1 * 2
+    assert len(rows) == len(A.ENERGY_KINDS) * 2 * 1 * 2
     assert all(1 <= r["k90"] <= r["n"] for r in rows)
     v = A.check_lr_energy("smoke", data=rows)
-    assert v.verdict in VERDICTS and v.numbers["matrices"] == len(A.KINDS) * 2
+    assert v.verdict in VERDICTS and set(v.numbers["families"]) == set(A.ENERGY_KINDS)
+    assert all(f["matrices"] == 2 for f in v.numbers["families"].values())
     _close(A.plot_energy(rows, 32))
+
+
+def test_sink_inputs_give_one_key_the_same_score():
+    rng = np.random.default_rng(0)
+    Q, K = A.make_inputs("sink", 32, 16, rng)
+    S = Q @ K.T / 4.0
+    assert np.allclose(S[:, 0], np.sqrt(2 * np.log(32)))  # every query, same score on key 0
+    assert np.allclose(A.make_inputs("sink", 8, 4, rng, sink=3.0)[0] @ A.make_inputs("sink", 8, 4, rng, sink=3.0)[1][0]
+                       / 2.0, 3.0)
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        A.make_inputs("sink", 8, 1, rng)
+
+
+def _energy_rows(k90):
+    """Planted energy rows: ``k90[kind] = (k90 at b = 1, k90 at b = 4)`` for n in (64, 128), d = 64."""
+    return [dict(kind=kind, n=n, d=64, b=b, trial=0, k90=v[0] if b == 1 else v[1], alpha=None, r2=None)
+            for kind, v in k90.items() for n in (64, 128) for b in (1, 4)]
+
+
+def test_lr_energy_rule_reaches_every_verdict():
+    agree, count_only, sharp_only = (8, 4), (8, 20), (30, 10)
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=agree, clustered=agree)))
+    assert v.verdict == "verified" and v.numbers["agreeing"] == ["gaussian", "clustered"]
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=count_only, sink=sharp_only)))
+    assert v.verdict == "refuted" and v.numbers["agreeing"] == []
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=count_only, clustered=agree)))
+    assert v.verdict == "unverifiable-here" and v.numbers["agreeing"] == ["clustered"]
 
 
 def test_kernel_experiment_and_check():
