@@ -50,8 +50,38 @@ def test_eckart_young_experiment_and_check():
     assert min(adv["optimised"]) >= adv["eckart_young"] * (1 - 1e-9)
     v = A.check_pda_ey("smoke", data=(rows, adv))
     assert v.claim == "PDA-ey" and v.verdict in VERDICTS and v.numbers["cases"] == len(rows)
-    assert v.verdict == "loose"  # the identity holds and the bound also holds for alpha in (1/2, 1]
+    assert v.numbers["bound_violations"] == 0 and v.verdict != "refuted"
     _close(A.plot_tail_bound(rows, 32))
+
+
+def _ey(fits, rel=1e-15, beaten=False, violate=False, sharp=0.999):
+    """Planted Eckart–Young evidence: one case per ``(kind, n, alpha, r2)`` in ``fits``."""
+    rows = [dict(kind=k, n=n, r=2, direct=1.0, tail=1.0, rel_diff=rel, alpha=a, alpha_lo=a, alpha_hi=a, r2=r2, C=1.0,
+                 bound=0.5 if violate else 2.0, sigma1=1.0) for k, n, a, r2 in fits]
+    adv = dict(n=16, r=4, eckart_young=1.0, optimised=[0.5 if beaten else 1.0],
+               sharpness={"0.75": 0.99, "1.5": sharp, "2.0": sharp})
+    return rows, adv
+
+
+def test_pda_ey_rule_reaches_every_verdict():
+    good = [("a", 64, 1.5, 0.95), ("b", 64, 1.2, 0.99)]
+    half = [("a", 64, 0.8, 0.95), ("b", 64, 0.7, 0.99)]
+    poor = [("a", 64, 1.5, 0.6), ("b", 64, 0.4, 0.95)]
+    assert A.check_pda_ey("smoke", data=_ey(good)).verdict == "verified"
+    assert A.check_pda_ey("smoke", data=_ey(half)).verdict == "corrected"
+    assert A.check_pda_ey("smoke", data=_ey(poor)).verdict == "unverifiable-here"
+    assert A.check_pda_ey("smoke", data=_ey(good, sharp=0.5)).verdict == "loose"
+    assert A.check_pda_ey("smoke", data=_ey(good, rel=1e-6)).verdict == "refuted"
+    assert A.check_pda_ey("smoke", data=_ey(good, beaten=True)).verdict == "refuted"
+    assert A.check_pda_ey("smoke", data=_ey(good, violate=True)).verdict == "refuted"
+    # a violation where alpha <= 1/2 does not count (the bound says nothing there), but is reported as excluded
+    v = A.check_pda_ey("smoke", data=_ey([("a", 64, 0.4, 0.95), ("b", 64, 1.5, 0.95)], violate=False))
+    assert v.numbers["excluded_alpha_le_half"] == 1
+
+
+def test_tail_sharpness_tends_to_one():
+    s = A.tail_sharpness((0.75, 1.5), r_max=64, k_max=1 << 14)
+    assert 0.9 < s["1.5"] <= 1 and 0.8 < s["0.75"] <= 1
 
 
 def test_rank_experiment_and_checks():

@@ -34,6 +34,7 @@ __all__ = [
     "RULES",
     "make_inputs",
     "eckart_young_experiment",
+    "tail_sharpness",
     "rank_experiment",
     "energy_experiment",
     "kernel_experiment",
@@ -90,6 +91,12 @@ RULES = {
         "('usually') and sharpening from b = 1 to the largest b lowers k90 in more matrices (all n, d of the family) "
         "than it raises it. verified if every family agrees, refuted if none does, unverifiable-here if the families "
         "disagree: synthetic inputs then cannot stand for 'in practice', which trained heads decide."),
+    "PDA-ey": (
+        "refuted if Eckart-Young fails (relative difference >= 1e-10 or a local optimiser beats A_r) or the tail "
+        "exceeds the bound where the fitted alpha > 1/2; loose if the bound is not sharp (sup tail/bound on exact "
+        "power laws with alpha > 1 below 0.9); otherwise, on the 'empirical' power law over the measured spectra "
+        "(fit on 2 <= k <= n/2): verified if alpha > 1 with R^2 >= 0.9 in at least half, corrected if not but "
+        "alpha > 1/2 with R^2 >= 0.9 in at least half, unverifiable-here if neither."),
 }
 
 #: LR-sparse: who attends to whom when each of n tokens attends to 3–5 others (seed 001, l. 62); see
@@ -197,7 +204,24 @@ def eckart_young_experiment(p: dict, seed: int):
         z0 = np.concatenate([(U[:, :r] * s[:r]).ravel(), Vt[:r].T.ravel()]) + 0.3 * rng.standard_normal(2 * n * r)
         res = optimize.minimize(obj, z0, jac=True, method="L-BFGS-B", options=dict(maxiter=500))
         found.append(math.sqrt(res.fun))
-    return rows, dict(n=n, r=r, eckart_young=best, optimised=found)
+    return rows, dict(n=n, r=r, eckart_young=best, optimised=found, sharpness=tail_sharpness())
+
+
+def tail_sharpness(alphas=(0.55, 0.75, 1.0, 1.5, 2.0), r_max: int = 4096, k_max: int = 1 << 16):
+    r"""How close the power-law tail bound comes to the tail itself on exact power laws :math:`\sigma_k = k^{-\alpha}`.
+
+    For each α, :math:`\max_{1\le r\le r_{\max}}\sqrt{\sum_{r<k\le k_{\max}}k^{-2\alpha}}\big/
+    \big(r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}\big)` (C = 1 is the envelope constant there). A value near 1 means the
+    bound's constant and exponent cannot be improved; the finite ``k_max`` slightly lowers it for α near 1/2.
+    """
+    ks = np.arange(1, k_max, dtype=float)
+    r = np.arange(1, r_max + 1)
+    out = {}
+    for a in alphas:
+        s = ks**-a
+        tails = np.sqrt(np.cumsum((s**2)[::-1])[::-1])  # tails[r] = sqrt(sum_{k>r} s_k^2)
+        out[str(a)] = float(np.max(tails[r] / powerlaw_tail_bound(1.0, a, r)))
+    return out
 
 
 @memoize
@@ -277,39 +301,53 @@ def kernel_experiment(p: dict, seed: int):
 
 # --------------------------------------------------------------------------- verdicts
 def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-ey: Eckart–Young to machine precision, the tail bound, and which α it needs."""
+    """Verdict for PDA-ey (rule: ``RULES["PDA-ey"]``): Eckart–Young, the tail bound, its sharpness, the power law.
+
+    `refuted` if the identity fails (relative difference >= 1e-10), a local optimiser beats A_r, or the tail
+    exceeds the bound in a case with fitted α > 1/2; else `loose` if the bound is not sharp (its sup ratio
+    tail/bound on exact power laws with α > 1 below 0.9); else, on the "empirical" power law: `verified` if a power
+    law with α > 1 fits (R² >= 0.9) at least half of the measured spectra, `corrected` if not, but one with
+    α > 1/2 (the hypothesis the proof needs) does, `unverifiable-here` if neither does (a power law does not
+    describe the synthetic spectra; whether trained heads' do is for the real-heads chapter).
+    """
     p = preset(PRESETS, scale)
     rows, adv = eckart_young_experiment(p, seed) if data is None else data
     max_rel = max(r["rel_diff"] for r in rows)
     beaten = min(adv["optimised"]) < adv["eckart_young"] * (1 - 1e-9)
     applicable = [r for r in rows if r["alpha"] > 0.5]
+    excluded = len(rows) - len(applicable)
     violations = [r for r in applicable if r["tail"] > r["bound"] * (1 + 1e-12)]
-    # the bound under alpha in (1/2, 1]: synthetic spectra sigma_k = k^-alpha, every r up to 4096
-    ks = np.arange(1, 1 << 16)
-    weak = []
-    for a in (0.55, 0.75, 1.0):
-        s = ks.astype(float) ** -a
-        tails = np.sqrt(np.cumsum((s**2)[::-1])[::-1])  # tails[r] = sqrt(sum_{k>r} s_k^2)
-        r = np.arange(1, 4097)
-        weak.append(float(np.max(tails[r] / powerlaw_tail_bound(1.0, a, r))))
-    alphas = sorted({(r["kind"], r["n"], round(r["alpha"], 3), round(r["r2"], 3)) for r in rows})
-    n_above_1 = sum(a[2] > 1 for a in alphas)
-    math_ok = max_rel < 1e-10 and not beaten and not violations
-    verdict = ("loose" if max(weak) <= 1 else "verified") if math_ok else "refuted"
+    sharp = {a: v for a, v in adv["sharpness"].items() if float(a) > 1}
+    weak = {a: v for a, v in adv["sharpness"].items() if float(a) <= 1}
+    fits = sorted({(r["kind"], r["n"]): (r["alpha"], r["r2"]) for r in rows}.items())
+    printed = sum(a > 1 and r2 >= 0.9 for _, (a, r2) in fits)
+    needed = sum(a > 0.5 and r2 >= 0.9 for _, (a, r2) in fits)
+    if max_rel >= 1e-10 or beaten or violations:
+        verdict = "refuted"
+    elif min(sharp.values()) < 0.9:
+        verdict = "loose"
+    elif printed >= len(fits) / 2:
+        verdict = "verified"
+    elif needed >= len(fits) / 2:
+        verdict = "corrected"
+    else:
+        verdict = "unverifiable-here"
     return Verdict(
         "PDA-ey", verdict,
-        f"‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {max_rel:.1e} on {len(rows)} cases, no local optimiser beat "
-        f"A_r; the tail bound holds wherever the fitted α > 1/2 ({len(applicable)} cases, 0 violations expected, "
-        f"{len(violations)} found), and it needs only α > 1/2, not α > 1 (for σ_k = k^(-α), α ∈ {{0.55, 0.75, 1}} the "
-        f"tail is at most {max(weak):.3f} of the bound); only {n_above_1} of {len(alphas)} fitted attention spectra "
-        f"have α > 1.",
+        f"‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {max_rel:.1e} on {len(rows)} cases and no local optimiser "
+        f"beat A_r; the tail bound holds in all {len(applicable)} cases with fitted α > 1/2 ({len(violations)} "
+        f"violations; {excluded} cases with α ≤ 1/2, where it says nothing, excluded). It is sharp: on exact power "
+        f"laws with α > 1 the tail reaches {min(sharp.values()):.3f} of the bound, and the proof needs only "
+        f"α > 1/2 (there the tail reaches up to {max(weak.values()):.3f} of it). The 'empirical' power law: of "
+        f"{len(fits)} measured spectra, {printed} fit one with α > 1 and R² ≥ 0.9, {needed} one with α > 1/2 "
+        f"(α from {min(a for _, (a, _r) in fits):.2f} to {max(a for _, (a, _r) in fits):.2f}, R² down to "
+        f"{min(r2 for _, (_a, r2) in fits):.2f}).",
         numbers=dict(max_rel_diff=max_rel, cases=len(rows), optimiser_beat_eckart_young=beaten,
                      eckart_young_tail=adv["eckart_young"], optimised=adv["optimised"],
-                     bound_cases=len(applicable), bound_violations=len(violations),
-                     weak_alpha_max_tail_over_bound=weak, fits=[list(a) for a in alphas],
-                     fitted_alpha_above_1=n_above_1),
-        thresholds=dict(identity="relative difference < 1e-10", bound="tail <= bound wherever alpha > 1/2",
-                        loose="the bound also holds for alpha in (1/2, 1]"),
+                     bound_cases=len(applicable), excluded_alpha_le_half=excluded, bound_violations=len(violations),
+                     sharpness=adv["sharpness"], fits=[[k[0], k[1], a, r2] for k, (a, r2) in fits],
+                     fits_alpha_above_1=printed, fits_alpha_above_half=needed, spectra=len(fits)),
+        thresholds=dict(rule=RULES["PDA-ey"]),
         scale=p["scale"])
 
 
