@@ -222,3 +222,10 @@ def test_lr_wide_on_the_demo_rows():
     assert [x["n"] for x in tab] == [16, 32] and all(0 < x["narrow"] <= x["flat"] for x in tab)
     assert A.check_lr_wide("smoke", data=rows).verdict in ("verified", "refuted")
     _close(A.plot_wide(rows))
+
+
+def test_local_inputs_do_not_repeat():
+    Q, _ = A.make_inputs("local", 2048, 64, np.random.default_rng(0))
+    G = Q @ Q.T
+    off = G - np.diag(np.diag(G))
+    assert off.max() < 0.999 * G[0, 0]  # no other position has the same features (the old grid repeated at 16d)

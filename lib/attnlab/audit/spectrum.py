@@ -112,7 +112,8 @@ def make_inputs(kind, n, d, rng, *, clusters: int = 8, noise: float = 0.1, omega
     ``"gaussian"``: independent :math:`\mathcal N(0,1)` entries (the demo of seed 001).
     ``"clustered"``: Gaussian queries; keys are ``clusters`` Gaussian centres plus :math:`\mathcal N(0,\text{noise}^2)`.
     ``"local"``: positional features :math:`q_i = k_i = \sqrt2\,[\cos\omega_l i, \sin\omega_l i]_{l}` with
-    ``d // 2`` frequencies :math:`\omega_l` spread over :math:`(0, \omega_{\max}]`, so :math:`q_i^\top k_j` depends on
+    ``d // 2`` frequencies :math:`\omega_l = \omega_{\max}(l + \varphi)/(d/2)`, :math:`\varphi = (\sqrt5-1)/2`, in
+    :math:`(0, \omega_{\max})` with irrational ratios (no period: the rows never repeat), so :math:`q_i^\top k_j` depends on
     :math:`i-j` only and peaks at :math:`i=j` (banded, local attention). Entries have mean square 1 in these families.
     ``"sink"``: Gaussian entries in coordinates 2…d; coordinate 1 is :math:`\mu = (s\sqrt d)^{1/2}` for
     every query and for key 0 only, whose other coordinates are 0: every query gives key 0 the same score s (an
@@ -140,7 +141,9 @@ def make_inputs(kind, n, d, rng, *, clusters: int = 8, noise: float = 0.1, omega
         if d < 2:
             raise ValueError(f"d must be >= 2 for local inputs, got {d}")
         h = d // 2
-        omega = omega_max * (np.arange(h) + 0.5) / h
+        # offsets by the golden ratio's fractional part: the ratios of the frequencies are irrational, so the rows
+        # never repeat (with offsets 1/2 every frequency was a multiple of omega_max/(2h), period 16d for pi/8)
+        omega = omega_max * (np.arange(h) + (math.sqrt(5) - 1) / 2) / h
         ang = np.arange(n)[:, None] * omega[None, :]
         X = np.zeros((n, d))
         X[:, :h], X[:, h:2 * h] = math.sqrt(2) * np.cos(ang), math.sqrt(2) * np.sin(ang)
