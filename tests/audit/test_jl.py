@@ -137,3 +137,56 @@ def test_check_pda_def_takes_the_chapter_data(tmp_path, monkeypatch):
     v = audit.check_pda_def("smoke", 0, data=audit.def_experiment(p, 0))
     assert v == audit.check_pda_def("smoke", 0) and v.verdict == "corrected"
     assert v.numbers["unbiased"] == {"first": True, "second": False, "fix": True}
+
+
+# ---- planted evidence: every check of the chapter reaches each verdict its rule allows
+def _tail_rows(tail, chernoff=1.0, mc_lo=0.0):
+    return [dict(m=m, eps=0.1, tail=tail, bound=1.0, chernoff=chernoff, mc_lo999=mc_lo, c_star=1.0) for m in (16, 64)]
+
+
+def test_check_pda_jl_reaches_every_verdict():
+    assert audit.check_pda_jl("smoke", data=_tail_rows(0.1, chernoff=0.5)).verdict == "loose"
+    assert audit.check_pda_jl("smoke", data=_tail_rows(0.8, chernoff=0.9)).verdict == "verified"
+    assert audit.check_pda_jl("smoke", data=_tail_rows(0.1, chernoff=0.05)).verdict == "verified"  # Chernoff fails
+    assert audit.check_pda_jl("smoke", data=_tail_rows(1.5)).verdict == "refuted"
+    assert audit.check_pda_jl("smoke", data=_tail_rows(0.1, mc_lo=2.0)).verdict == "refuted"
+
+
+def _dim_rows(certified=True, proof=200, union=100, stated=150):
+    return [dict(L=L, stated=stated, proof=proof, union_exact=union, certified=certified) for L in (1000, 10000)]
+
+
+def test_check_pda_row_reaches_every_verdict():
+    assert audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 10}, 5)).verdict == "loose"
+    assert audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 120}, 5)).verdict == "verified"
+    assert audit.check_pda_row("smoke", data=(_dim_rows(certified=False), {1000: 120}, 5)).verdict == "corrected"
+    bad = _dim_rows(certified=False, proof=90)
+    assert audit.check_pda_row("smoke", data=(bad, {1000: 120}, 5)).verdict == "refuted"
+
+
+def test_check_pda_global_reaches_every_verdict_size_free():
+    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(), limit_ratio=0.52)).verdict == "loose"
+    # the old rule's failure: a table whose ratio is below 0.5 but whose limit is not must not decide by the grid
+    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(union=60), limit_ratio=0.95)).verdict == "verified"
+    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(certified=False), limit_ratio=0.5)
+                                  ).verdict == "corrected"
+    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(certified=False, proof=90), limit_ratio=0.5)
+                                  ).verdict == "refuted"
+    v = audit.check_pda_global("smoke")
+    assert v.numbers["limit_union_exact_over_stated"] == pytest.approx(0.5207, abs=1e-3)
+
+
+def _alg_rows(slope_printed, slope_unbiased=1.0, err_falls=True):
+    ms = (64, 256, 1024)
+    return [dict(m=m, slope_printed=slope_printed(m), slope_unbiased=slope_unbiased, err_printed=0.5,
+                 err_unbiased=(0.3 / (i + 1) if err_falls else 0.3), limit=0.5) for i, m in enumerate(ms)]
+
+
+def test_check_pda_alg_reaches_every_verdict():
+    d = audit.PRESETS["smoke"]["d"]
+    derived = lambda m: math.sqrt(d / m)  # noqa: E731
+    assert audit.check_pda_alg("smoke", data=_alg_rows(derived)).verdict == "corrected"
+    assert audit.check_pda_alg("smoke", data=_alg_rows(lambda m: 1.0)).verdict == "verified"
+    assert audit.check_pda_alg("smoke", data=_alg_rows(derived, slope_unbiased=0.5)).verdict == "refuted"
+    assert audit.check_pda_alg("smoke", data=_alg_rows(lambda m: 3.0)).verdict == "unverifiable-here"
+    assert audit.check_pda_alg("smoke", data=_alg_rows(derived, err_falls=False)).verdict == "unverifiable-here"

@@ -135,3 +135,18 @@ def test_amplify_experiment_smoke():
     for r in amp["rows"]:
         assert r["sup"] == pytest.approx(r["tanh"], rel=1e-9) and r["attained"] == pytest.approx(r["sup"], rel=1e-9)
         assert r["f32_diff"] < 1e-4 and r["rel_typical"] <= r["rel_bound"] * (1 + 1e-12)
+
+
+def test_check_pda_chain_reaches_every_verdict():
+    rows = ss.chain_experiment(preset(ss.PRESETS, "smoke"), 0)
+    keys = ("r_row_l1", "r_A_fro", "r_O_fro", "r_row_out")
+    skeys = ("s_row_l1", "s_A_fro", "s_O_fro", "s_row_out", "s_O_spec")
+    loose = [dict(r, **{k: 0.4 for k in keys}, **{k: 0.9 for k in skeys}) for r in rows]
+    assert ss.check_pda_chain("smoke", data=loose).verdict == "loose"
+    used = [dict(r, **{k: 0.8 for k in keys}, **{k: 0.9 for k in skeys}) for r in rows]
+    assert ss.check_pda_chain("smoke", data=used).verdict == "verified"
+    sharp_fails = [dict(r, **{k: 0.4 for k in keys}, **{k: 1.2 for k in skeys}) for r in rows]
+    assert ss.check_pda_chain("smoke", data=sharp_fails).verdict == "verified"
+    bad = [dict(r, **{k: 0.4 for k in keys}) for r in rows]
+    bad[-1]["r_row_l1"] = 1.01
+    assert ss.check_pda_chain("smoke", data=bad).verdict == "refuted"

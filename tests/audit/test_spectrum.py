@@ -50,8 +50,38 @@ def test_eckart_young_experiment_and_check():
     assert min(adv["optimised"]) >= adv["eckart_young"] * (1 - 1e-9)
     v = A.check_pda_ey("smoke", data=(rows, adv))
     assert v.claim == "PDA-ey" and v.verdict in VERDICTS and v.numbers["cases"] == len(rows)
-    assert v.verdict == "loose"  # the identity holds and the bound also holds for alpha in (1/2, 1]
+    assert v.numbers["bound_violations"] == 0 and v.verdict != "refuted"
     _close(A.plot_tail_bound(rows, 32))
+
+
+def _ey(fits, rel=1e-15, beaten=False, violate=False, sharp=0.999):
+    """Planted Eckart–Young evidence: one case per ``(kind, n, alpha, r2)`` in ``fits``."""
+    rows = [dict(kind=k, n=n, r=2, direct=1.0, tail=1.0, rel_diff=rel, alpha=a, alpha_lo=a, alpha_hi=a, r2=r2, C=1.0,
+                 bound=0.5 if violate else 2.0, sigma1=1.0) for k, n, a, r2 in fits]
+    adv = dict(n=16, r=4, eckart_young=1.0, optimised=[0.5 if beaten else 1.0],
+               sharpness={"0.75": 0.99, "1.5": sharp, "2.0": sharp})
+    return rows, adv
+
+
+def test_pda_ey_rule_reaches_every_verdict():
+    good = [("a", 64, 1.5, 0.95), ("b", 64, 1.2, 0.99)]
+    half = [("a", 64, 0.8, 0.95), ("b", 64, 0.7, 0.99)]
+    poor = [("a", 64, 1.5, 0.6), ("b", 64, 0.4, 0.95)]
+    assert A.check_pda_ey("smoke", data=_ey(good)).verdict == "verified"
+    assert A.check_pda_ey("smoke", data=_ey(half)).verdict == "corrected"
+    assert A.check_pda_ey("smoke", data=_ey(poor)).verdict == "unverifiable-here"
+    assert A.check_pda_ey("smoke", data=_ey(good, sharp=0.5)).verdict == "loose"
+    assert A.check_pda_ey("smoke", data=_ey(good, rel=1e-6)).verdict == "refuted"
+    assert A.check_pda_ey("smoke", data=_ey(good, beaten=True)).verdict == "refuted"
+    assert A.check_pda_ey("smoke", data=_ey(good, violate=True)).verdict == "refuted"
+    # a violation where alpha <= 1/2 does not count (the bound says nothing there), but is reported as excluded
+    v = A.check_pda_ey("smoke", data=_ey([("a", 64, 0.4, 0.95), ("b", 64, 1.5, 0.95)], violate=False))
+    assert v.numbers["excluded_alpha_le_half"] == 1
+
+
+def test_tail_sharpness_tends_to_one():
+    s = A.tail_sharpness((0.75, 1.5), r_max=64, k_max=1 << 14)
+    assert 0.9 < s["1.5"] <= 1 and 0.8 < s["0.75"] <= 1
 
 
 def test_rank_experiment_and_checks():
@@ -72,11 +102,39 @@ def test_rank_checks_on_hand_made_rows():
 
 def test_energy_experiment_and_check():
     rows = A.energy_experiment(TINY, 0)
-    assert len(rows) == len(A.KINDS) * 2 * 1 * 2
+    assert len(rows) == len(A.ENERGY_KINDS) * 2 * 1 * 2
     assert all(1 <= r["k90"] <= r["n"] for r in rows)
     v = A.check_lr_energy("smoke", data=rows)
-    assert v.verdict in VERDICTS and v.numbers["matrices"] == len(A.KINDS) * 2
+    assert v.verdict in VERDICTS and set(v.numbers["families"]) == set(A.ENERGY_KINDS)
+    assert all(f["matrices"] == 2 for f in v.numbers["families"].values())
     _close(A.plot_energy(rows, 32))
+
+
+def test_sink_inputs_give_one_key_the_same_score():
+    rng = np.random.default_rng(0)
+    Q, K = A.make_inputs("sink", 32, 16, rng)
+    S = Q @ K.T / 4.0
+    assert np.allclose(S[:, 0], np.sqrt(2 * np.log(32)))  # every query, same score on key 0
+    assert np.allclose(A.make_inputs("sink", 8, 4, rng, sink=3.0)[0] @ A.make_inputs("sink", 8, 4, rng, sink=3.0)[1][0]
+                       / 2.0, 3.0)
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        A.make_inputs("sink", 8, 1, rng)
+
+
+def _energy_rows(k90):
+    """Planted energy rows: ``k90[kind] = (k90 at b = 1, k90 at b = 4)`` for n in (64, 128), d = 64."""
+    return [dict(kind=kind, n=n, d=64, b=b, trial=0, k90=v[0] if b == 1 else v[1], alpha=None, r2=None)
+            for kind, v in k90.items() for n in (64, 128) for b in (1, 4)]
+
+
+def test_lr_energy_rule_reaches_every_verdict():
+    agree, count_only, sharp_only = (8, 4), (8, 20), (30, 10)
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=agree, clustered=agree)))
+    assert v.verdict == "verified" and v.numbers["agreeing"] == ["gaussian", "clustered"]
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=count_only, sink=sharp_only)))
+    assert v.verdict == "refuted" and v.numbers["agreeing"] == []
+    v = A.check_lr_energy("smoke", data=_energy_rows(dict(gaussian=count_only, clustered=agree)))
+    assert v.verdict == "unverifiable-here" and v.numbers["agreeing"] == ["clustered"]
 
 
 def test_kernel_experiment_and_check():
@@ -164,3 +222,10 @@ def test_lr_wide_on_the_demo_rows():
     assert [x["n"] for x in tab] == [16, 32] and all(0 < x["narrow"] <= x["flat"] for x in tab)
     assert A.check_lr_wide("smoke", data=rows).verdict in ("verified", "refuted")
     _close(A.plot_wide(rows))
+
+
+def test_local_inputs_do_not_repeat():
+    Q, _ = A.make_inputs("local", 2048, 64, np.random.default_rng(0))
+    G = Q @ Q.T
+    off = G - np.diag(np.diag(G))
+    assert off.max() < 0.999 * G[0, 0]  # no other position has the same features (the old grid repeated at 16d)

@@ -430,21 +430,39 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-global (Thm 3.3): the union over L² pairs, stated log(2L²/δ) against the proof's log(4L²/δ)."""
+    """Verdict for PDA-global (Thm 3.3): the union over L² pairs, stated log(2L²/δ) against the proof's log(4L²/δ).
+
+    Rule, size-free (the ratio of the exact-tail union-bound m to the stated m trends with L, towards the limit
+    (ε₀²/8)/I(ε₀), I the Cramér rate of :func:`attnlab.large_deviation_rate`): where the stated m is certified at
+    every tabulated L, `loose` if that limit is below 0.9 (a constant at least 10% smaller suffices for large L),
+    `verified` otherwise; where it is not, `corrected` if the proof's m covers the exact-tail one, else `refuted`.
+    ``data``: the rows of :func:`dimension_table` (``pairs=True``), or ``dict(rows=..., limit_ratio=...)``.
+    """
     p = preset(PRESETS, scale)
-    rows = dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True) if data is None else data
+    eps0 = p["logit_eps"] / math.sqrt(p["d"])
+    limit = (eps0**2 / 8) / large_deviation_rate(eps0, 1.0)
+    if isinstance(data, dict):
+        rows, limit = data["rows"], data["limit_ratio"]
+    else:
+        rows = dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True) if data is None else data
     ratio = max(r["union_exact"] / r["stated"] for r in rows)
+    if all(r["certified"] for r in rows):
+        verdict = "loose" if limit < 0.9 else "verified"
+    else:
+        verdict = "corrected" if all(r["proof"] >= r["union_exact"] for r in rows) else "refuted"
     return Verdict(
-        "PDA-global", _dimension_verdict(rows, ratio),
+        "PDA-global", verdict,
         f"As for Thm 3.2, the proof yields log(4L²/δ); the stated log(2L²/δ) is rescued by the sharper Chernoff bound "
-        f"(certified at all {len(rows)} L), and even the union bound with exact tails needs at most {ratio:.2f}× "
-        f"the stated m.",
-        numbers=dict(eps0=p["logit_eps"] / math.sqrt(p["d"]), m_stated={r["L"]: r["stated"] for r in rows},
+        f"(certified at {sum(r['certified'] for r in rows)} of {len(rows)} L), and the union bound with exact tails "
+        f"needs at most {ratio:.2f}× the stated m on the table, tending to {limit:.3f}× as L → ∞ "
+        f"(ε₀ = {eps0:.4g}).",
+        numbers=dict(eps0=eps0, m_stated={r["L"]: r["stated"] for r in rows},
                      m_proof={r["L"]: r["proof"] for r in rows},
                      m_union_exact={r["L"]: r["union_exact"] for r in rows}, max_union_exact_over_stated=ratio,
+                     limit_union_exact_over_stated=limit,
                      stated_certified_everywhere=all(r["certified"] for r in rows)),
         thresholds=dict(certified="L²·(Chernoff tail at the stated m) <= δ at every L",
-                        loose="exact-tail union-bound m / stated m < 0.5"),
+                        loose="limit as L → ∞ of exact-tail union-bound m / stated m, (ε₀²/8)/I(ε₀), < 0.9"),
         scale=p["scale"])
 
 
@@ -456,10 +474,21 @@ def check_pda_alg(scale=None, seed: int = 0, data=None) -> Verdict:
     dev_printed = max(abs(r["slope_printed"] / math.sqrt(d / r["m"]) - 1) for r in rows)
     dev_unbiased = max(abs(r["slope_unbiased"] - 1) for r in rows)
     first, last = rows[0], rows[-1]
-    ok = (dev_printed < 0.1 and dev_unbiased < 0.1 and last["err_unbiased"] < first["err_unbiased"]
-          and last["err_printed"] > last["err_unbiased"])
+    # printed scaling unbiased (slope within 10% of 1 at every m): the algorithm as printed estimates S
+    printed_ok = max(abs(r["slope_printed"] - 1) for r in rows) < 0.1
+    biased_as_derived = dev_printed < 0.1
+    fix_ok = (dev_unbiased < 0.1 and last["err_unbiased"] < first["err_unbiased"]
+              and last["err_printed"] > last["err_unbiased"])
+    if printed_ok:
+        verdict = "verified"
+    elif biased_as_derived and fix_ok:
+        verdict = "corrected"
+    elif dev_unbiased >= 0.1:
+        verdict = "refuted"  # neither scaling estimates S
+    else:
+        verdict = "unverifiable-here"  # the printed bias is not the derived √(d/m), or the errors do not separate
     return Verdict(
-        "PDA-alg", "corrected" if ok else "refuted",
+        "PDA-alg", verdict,
         f"Dividing by √m makes E[S̃] = √(d/m)·S (mean slope / √(d/m) within {dev_printed:.1%}), so at m = {last['m']} "
         f"the printed algorithm's row-ℓ1 attention error is {last['err_printed']:.3g}, tending to the error "
         f"{last['limit']:.3g} of softmax(√(d/m)·S) instead of 0; √d·⟨Pq,Pk⟩ = (QP)(KP)ᵀ/√d is unbiased (slope within "
@@ -469,7 +498,11 @@ def check_pda_alg(scale=None, seed: int = 0, data=None) -> Verdict:
                      row_l1_unbiased=[r["err_unbiased"] for r in rows], row_l1_printed_limit=[r["limit"] for r in rows],
                      max_rel_dev_printed_from_sqrt_d_over_m=dev_printed, max_rel_dev_unbiased_from_1=dev_unbiased),
         thresholds=dict(bias="relative deviation of the mean slope < 10%",
-                        corrected="unbiased error falls with m and ends below the printed one"),
+                        verified="the printed slope is within 10% of 1 at every m",
+                        corrected="printed slope within 10% of √(d/m), √d form within 10% of 1, its error falls "
+                                  "with m and ends below the printed one",
+                        refuted="the √d form is biased too (neither estimates S)",
+                        unverifiable="otherwise (the evidence fits neither reading)"),
         scale=p["scale"])
 
 

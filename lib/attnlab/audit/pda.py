@@ -29,9 +29,12 @@ from .verdict import Verdict
 
 __all__ = [
     "PRESETS",
+    "RULES",
+    "crossing",
     "headline_experiment",
     "sweep_experiment",
     "cost_experiment",
+    "time_experiment",
     "param_table",
     "slopes",
     "check_pda_total",
@@ -54,20 +57,40 @@ __all__ = [
 
 #: Sizes per scale. ``full_max``: largest L whose full spectrum is computed (for the total bound).
 PRESETS = {
-    "smoke": dict(d=[64], L=[256, 512], m=128, r=32, full_max=512, n_iter=2, sweep_L=256,
+    "smoke": dict(d=[64, 128], L=[128, 256, 512], m=128, r=32, full_max=512, n_iter=2, sweep_L=256,
                   sweep_m=[16, 64, 256], sweep_r=[1, 8, 32, 128], cost_L=[128, 256, 512], cost_repeats=1,
-                  param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=128),
+                  param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=128,
+                  time_L=[256, 384, 512, 768, 1024], time_d=[64, 512], time_repeats=2),
     "book": dict(d=[64, 128], L=[512, 1024, 2048, 4096, 8192], m=128, r=32, full_max=1024, n_iter=2, sweep_L=512,
                  sweep_m=[16, 32, 64, 128, 256, 512, 1024], sweep_r=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
                  cost_L=[256, 512, 1024, 2048], cost_repeats=2,
-                 param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1, block=256),
+                 param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1, block=256,
+                 time_L=[512, 768, 1024, 1536, 2048], time_d=[64, 512], time_repeats=2),
     "paper": dict(d=[64, 128], L=[512, 1024, 2048, 4096, 8192], m=128, r=32, full_max=2048, n_iter=4,
                   sweep_L=2048, sweep_m=[16, 32, 64, 128, 256, 512, 1024, 4096],
                   sweep_r=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048], cost_L=[256, 512, 1024, 2048, 4096, 8192],
                   cost_repeats=3, param_L=[512, 1024, 2048, 4096, 8192, 65_536, 1_000_000], eta=0.01, delta=0.1,
-                  block=512),
+                  block=512, time_L=[512, 1024, 2048, 4096], time_d=[64, 128, 256, 512, 1024], time_repeats=5),
 }
 
+
+#: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
+RULES = {
+    "PDA-headline": (
+        "Printed scaling, m = 128, r = 32. The seed's metric ‖O − Õ_r‖_F/‖V‖_F falls like L^(-1/2) for any output "
+        "with a fixed error relative to ‖O‖_F, so '< 1%' is read as: PDA reaches 1% where the better trivial output "
+        "(zeros or the mean of V) does not, i.e. its error is below theirs at the same L. rho = PDA's metric over the "
+        "trivial one's at each measured L (size-free); per d its geometric mean over L with a 95% t-interval. "
+        "verified: the interval is below 1 for every d; refuted: the geometric mean is >= 1 for every d; "
+        "unverifiable-here otherwise. The extrapolated lengths where each crosses 1% are reported beside it."),
+    "PDA-time": (
+        "Measured CPU time, PDA (m = 128, r = 32, randomized SVD) and exact dense attention, back to back per "
+        "repetition; per d each method's best time over the repetitions fitted as t = a + c*L^2 and the ratio c_PDA/c_exact "
+        "decides, with an interval from the coefficients' 95% t-intervals. verified: hi < 1 at every d; corrected: "
+        "hi < 1 at every d >= 4m (where 'm << d' holds) but not at every d; refuted: lo >= 1 at some d >= 4m "
+        "(or, with none measured, at every d); unverifiable-here otherwise (also where the ratio is undefined: exact's "
+        "fitted L^2 coefficient <= 0). The model's (m + r log2 r)/d beside it."),
+}
 
 # --------------------------------------------------------------------------- experiments
 def _instance(L, d, rng):
@@ -188,6 +211,40 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
     return rows
 
 
+@memoize
+def time_experiment(p: dict, seed: int, *, progress=False):
+    r"""CPU time of PDA against exact attention over L (``time_L``) and head width d (``time_d``), d_v = d.
+
+    CPU time of the process (:func:`time.process_time`, all threads), not wall time: the work done, which a
+    machine shared with other jobs disturbs far less than the wall clock.
+
+    PDA: m = 128, r = 32 of ``p``, unbiased scaling, randomized SVD (``n_iter``), :math:`\tilde A` stored (its
+    fastest variant); exact: dense :func:`attnlab.attention`. Each of ``time_repeats`` repetitions times the two
+    back to back, so that the machine's load weighs on both alike; per (L, d) the medians of the two times and the
+    median of the per-repetition ratio PDA/exact, beside the §4.1 model's ratio of the L² terms, (m + r log₂ r)/d.
+    """
+    rng = np.random.default_rng(seed)
+    m, r, nit = p["m"], p["r"], p["n_iter"]
+    rows = []
+    grid = [(d, L) for d in p["time_d"] for L in p["time_L"]]
+    for d, L in tqdm(grid, desc="time", disable=not progress, leave=False):
+        Q, K, V = _instance(L, d, rng)
+        exact, pda, ratio = [], [], []
+        for _ in range(p["time_repeats"]):
+            t0 = time.process_time()
+            attention(Q, K, V)
+            t1 = time.process_time()
+            pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit)
+            t2 = time.process_time()
+            exact.append(t1 - t0)
+            pda.append(t2 - t1)
+            ratio.append((t2 - t1) / (t1 - t0))
+        rows.append(dict(L=L, d=d, exact=float(np.median(exact)), pda=float(np.median(pda)),
+                         ratio=float(np.median(ratio)), model=(m + r * math.log2(r)) / d, m=m, r=r,
+                         exact_all=exact, pda_all=pda))
+    return rows
+
+
 def param_table(p: dict):
     """m demanded by §5.1 at η, δ of ``p`` (d = 64 and 128) per L, with m/L and m/d."""
     rows = []
@@ -199,56 +256,147 @@ def param_table(p: dict):
 
 
 # --------------------------------------------------------------------------- verdicts
+def crossing(Ls, values, level: float = 0.01, confidence: float = 0.95, L_max: float = 1e12):
+    r"""Where a quantity that trends in L crosses ``level``, from the fit of log(value) against log L with its band.
+
+    Least squares :math:`\log y = a + b\log L` over the measured ``Ls`` (at least 3 distinct), and the Student-t
+    confidence band of the fitted mean. Returns ``dict(slope, L, L_early, L_late)``: the L where the fit crosses
+    ``level``, and the first L where the band's lower (``L_early``) and upper (``L_late``) edge is below it; ``inf``
+    where that does not happen by ``L_max`` (a flat or rising trend), ``Ls[0]`` or less when already below.
+    """
+    from scipy import stats  # noqa: PLC0415
+
+    x, y = np.log(np.asarray(Ls, float)), np.log(np.asarray(values, float))
+    if x.size < 3 or np.unique(x).size < 3:
+        raise ValueError("Ls must hold at least 3 distinct lengths")
+    fit = stats.linregress(x, y)
+    t = stats.t.ppf(0.5 + confidence / 2, x.size - 2)
+    s = math.sqrt(max(float(np.sum((y - fit.intercept - fit.slope * x) ** 2)), 0.0) / (x.size - 2))
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    grid = np.linspace(x.min() - 1.0, math.log(L_max), 4000)
+    mid = fit.intercept + fit.slope * grid
+    half = t * s * np.sqrt(1 / x.size + (grid - x.mean()) ** 2 / sxx)
+    target = math.log(level)
+
+    def first(mask):
+        return float(np.exp(grid[np.argmax(mask)])) if mask.any() else math.inf
+
+    return dict(slope=float(fit.slope), slope_lo=float(fit.slope - t * fit.stderr),
+                slope_hi=float(fit.slope + t * fit.stderr), L=first(mid <= target), L_early=first(mid - half <= target),
+                L_late=first(mid + half <= target))
+
+
 def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-headline: is ‖O − Õ_r‖_F/‖V‖_F < 1% at m = 128, r = 32, and what do trivial outputs get?"""
+    r"""Verdict for PDA-headline: does PDA at m = 128, r = 32 reach 1% on the seed's metric where trivial outputs do not?
+
+    Rule (``RULES["PDA-headline"]``), fixed before the run. The seed's metric :math:`\|O-\tilde O_r\|_F/\|V\|_F`
+    falls like :math:`L^{-1/2}` for any output whose error relative to :math:`\|O\|_F` stays fixed, so "< 1%" at an
+    unstated L is reached, at large enough L, by outputting zeros. The number says something about PDA only if PDA
+    gets there where the trivial outputs (zeros and the mean of V, the better of the two per instance) do not, i.e.
+    if PDA's error is below theirs at the same L. That ratio ρ (PDA's metric over the better trivial output's, equal
+    to the ratio of the size-free errors relative to :math:`\|O\|_F`) is computed at every measured L; per d its
+    geometric mean over L with a 95% Student-t interval. Printed scaling (Algorithm 2.1): `verified` if the interval
+    lies below 1 for every d (PDA reaches 1% before the trivial outputs, by the factor reported); `refuted` if the
+    geometric mean is >= 1 for every d (PDA reaches 1% no sooner than returning zeros or the mean of V);
+    `unverifiable-here` otherwise. The extrapolated lengths where each crosses 1% (:func:`crossing`) are reported.
+    """
+    from scipy import stats  # noqa: PLC0415
+
     p = preset(PRESETS, scale)
     rows = headline_experiment(p, seed) if data is None else data
     printed = [x for x in rows if x["scaling"] == "printed"]
-    fail = sorted((x for x in printed if x["rel_V"] >= 0.01), key=lambda x: (x["L"], x["d"]))
-    fail_u = [x for x in rows if x["scaling"] == "unbiased" and x["rel_V"] >= 0.01]
-    beats_mean = sum(x["rel_V"] < x["mean_V"] for x in rows)
-    small = fail[0] if fail else None
+    per_d = {}
+    for d in sorted({x["d"] for x in printed}):
+        rs = sorted((x for x in printed if x["d"] == d), key=lambda x: x["L"])
+        Ls = [x["L"] for x in rs]
+        pda = [x["rel_V"] for x in rs]
+        triv = [min(x["zeros_V"], x["mean_V"]) for x in rs]
+        lr = np.log(np.array(pda) / np.array(triv))
+        if lr.size >= 2:
+            half = stats.t.ppf(0.975, lr.size - 1) * lr.std(ddof=1) / math.sqrt(lr.size)
+        else:
+            half = math.inf
+        cp, ct = (crossing(Ls, pda), crossing(Ls, triv)) if len(set(Ls)) >= 3 else (None, None)
+        per_d[d] = dict(L=Ls, ratio=[float(v) for v in np.exp(lr)], gmean=float(np.exp(lr.mean())),
+                        lo=float(np.exp(lr.mean() - half)), hi=float(np.exp(lr.mean() + half)), pda=cp, trivial=ct)
+    if all(v["hi"] < 1 for v in per_d.values()):
+        verdict = "verified"
+    elif all(v["gmean"] >= 1 for v in per_d.values()):
+        verdict = "refuted"
+    else:
+        verdict = "unverifiable-here"
+    fail = sum(x["rel_V"] >= 0.01 for x in printed)
+    ratios = [r for v in per_d.values() for r in v["ratio"]]
+    ratio_txt = "; ".join(f"d = {d}: {v['gmean']:.2f} (95% CI {v['lo']:.2f}–{v['hi']:.2f})" for d, v in per_d.items())
+    beats_mean = sum(x["rel_V"] < x["mean_V"] for x in printed)
+
+    def fmt(L):
+        return "never (flat trend)" if not math.isfinite(L) else f"{L:.2g}"
+
+    cross = "; ".join(
+        f"d = {d}: PDA crosses 1% at L ≈ {fmt(v['pda']['L'])} (band {fmt(v['pda']['L_early'])}–"
+        f"{fmt(v['pda']['L_late'])}, slope {v['pda']['slope']:.2f}), the better trivial output at L ≈ "
+        f"{fmt(v['trivial']['L'])} (band {fmt(v['trivial']['L_early'])}–{fmt(v['trivial']['L_late'])})"
+        for d, v in per_d.items() if v["pda"] is not None)
     return Verdict(
-        "PDA-headline", "refuted" if fail else "verified",
-        (f"At m = {p['m']}, r = {p['r']} the relative error ‖O − Õ_r‖_F/‖V‖_F is ≥ 1% in {len(fail)} of {len(printed)} "
-         f"instances (printed scaling; {len(fail_u)} of {len(rows) - len(printed)} unbiased), "
-         + (f"smallest failing: L = {small['L']}, d = {small['d']} with {small['rel_V']:.2%}; " if small else "")
-         + f"relative to ‖O‖_F the error is {min(x['rel_O'] for x in rows):.0%}–{max(x['rel_O'] for x in rows):.0%}, "
-         f"and PDA beats the trivial output 'mean of V' (error {min(x['mean_V'] for x in rows):.2%}–"
-         f"{max(x['mean_V'] for x in rows):.2%}) in only {beats_mean} of {len(rows)}."),
-        numbers=dict(instances=len(printed), failing_printed=len(fail), failing_unbiased=len(fail_u),
-                     smallest_failing=({k: small[k] for k in ("L", "d", "rel_V", "rel_O")} if small else None),
+        "PDA-headline", verdict,
+        f"At m = {p['m']}, r = {p['r']} (printed scaling) ‖O − Õ_r‖_F/‖V‖_F is ≥ 1% in {fail} of {len(printed)} "
+        f"instances (L = {min(x['L'] for x in printed)}–{max(x['L'] for x in printed)}); it falls with L, as does the "
+        f"metric of the trivial outputs. PDA's error over the better trivial output's (zeros or mean of V) at the "
+        f"same L, geometric mean over L: {ratio_txt} (range {min(ratios):.2f}–{max(ratios):.2f}). Extrapolated: "
+        f"{cross}. PDA's error is "
+        f"{min(x['rel_O'] for x in printed):.0%}–{max(x['rel_O'] for x in printed):.0%} of ‖O‖_F; PDA beats the mean "
+        f"of V in {beats_mean} of {len(printed)}.",
+        numbers=dict(instances=len(printed), failing_printed=fail,
                      rel_V={f"{x['scaling']} d={x['d']} L={x['L']}": x["rel_V"] for x in rows},
                      rel_O_range=[min(x["rel_O"] for x in rows), max(x["rel_O"] for x in rows)],
                      mean_V_range=[min(x["mean_V"] for x in rows), max(x["mean_V"] for x in rows)],
                      zeros_V_range=[min(x["zeros_V"] for x in rows), max(x["zeros_V"] for x in rows)],
-                     beats_mean_of_V=beats_mean),
-        thresholds=dict(claim="‖O − Õ_r‖_F/‖V‖_F < 0.01 at every instance, Algorithm 2.1 as printed"),
+                     ratio_to_trivial=[min(ratios), max(ratios)], beats_mean_of_V=beats_mean,
+                     ratio_by_d={str(d): dict(gmean=v["gmean"], lo=v["lo"], hi=v["hi"], by_L=v["ratio"])
+                                 for d, v in per_d.items()},
+                     crossings={str(d): dict(pda=v["pda"], trivial=v["trivial"]) for d, v in per_d.items()}),
+        thresholds=dict(rule=RULES["PDA-headline"]),
         scale=p["scale"])
 
 
 def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-total: the bound (2ε√L + C r^-(α-1/2)/√(2α-1))‖V‖_F with measured ε and fitted α, C."""
+    """Verdict for PDA-total: the bound (2ε√L + C r^-(α-1/2)/√(2α-1))‖V‖_F with measured ε and fitted α, C.
+
+    Rule: over the instances where the bound is defined (fitted α > 1/2, finite bound): `refuted` if the error
+    exceeds it anywhere; `loose` if the largest error/bound is below 0.5; `verified` otherwise;
+    `unverifiable-here` if it is defined nowhere (no fitted α > 1/2: the theorem does not apply). Reported beside
+    it: the chain term 2ε√L against the trivial bound 2√L (‖O‖_F, ‖Õ_r‖_F ≤ √L‖V‖_F, as ‖Ã_r‖₂ ≤ ‖Ã‖₂ ≤ √L for a
+    row-stochastic Ã).
+    """
     p = preset(PRESETS, scale)
     rows = [x for x in (headline_experiment(p, seed) if data is None else data) if "bound_V" in x]
-    usable = [x for x in rows if math.isfinite(x["bound_V"])]
+    usable = [x for x in rows if math.isfinite(x["bound_V"]) and x["alpha"] > 0.5]
     viol = [x for x in usable if x["rel_V"] > x["bound_V"]]
     ratio = max(x["rel_V"] / x["bound_V"] for x in usable) if usable else float("nan")
     chain_share = min(x["chain_term"] / x["bound_V"] for x in usable) if usable else float("nan")
+    over_trivial = min(x["chain_term"] / (2 * math.sqrt(x["L"])) for x in rows) if rows else float("nan")
     alpha_above_1 = sum(x["alpha"] > 1 for x in rows)
-    verdict = "refuted" if viol or not usable else ("loose" if ratio < 0.5 else "verified")
+    if not usable:
+        verdict = "unverifiable-here"
+    elif viol:
+        verdict = "refuted"
+    else:
+        verdict = "loose" if ratio < 0.5 else "verified"
+    alphas = f"{min(x['alpha'] for x in rows):.2f} to {max(x['alpha'] for x in rows):.2f}" if rows else "none"
     return Verdict(
         "PDA-total", verdict,
-        f"With ε = max|S̃ − S| measured and (C, α) fitted to each Ã (α from {min(x['alpha'] for x in rows):.2f} to "
-        f"{max(x['alpha'] for x in rows):.2f}; α > 1 as assumed in {alpha_above_1} of {len(rows)}), the bound holds in "
-        f"{len(usable) - len(viol)} of {len(usable)} instances but the measured error is at most {ratio:.1e} of it: "
-        f"the term 2ε√L alone is ≥ {chain_share:.0%} of the bound and exceeds 1, where ‖O − Õ_r‖_F ≤ 2‖V‖_F·√L "
-        f"trivially.",
+        f"With ε = max|S̃ − S| measured and (C, α) fitted to each Ã (α from {alphas}; α > 1 as assumed in "
+        f"{alpha_above_1} of {len(rows)}), the bound applies in {len(usable)} instances and holds in "
+        f"{len(usable) - len(viol)}; the measured error is at most {ratio:.1e} of it: the term 2ε√L alone is "
+        f"≥ {chain_share:.0%} of the bound and at least {over_trivial:.1f} times the trivial bound 2√L "
+        f"(‖O − Õ_r‖_F ≤ ‖O‖_F + ‖Õ_r‖_F ≤ 2√L‖V‖_F for a row-stochastic Ã).",
         numbers=dict(instances=len(rows), usable=len(usable), violations=len(viol), max_error_over_bound=ratio,
-                     min_chain_share=chain_share, alpha_above_1=alpha_above_1,
+                     min_chain_share=chain_share, min_chain_over_trivial=over_trivial, alpha_above_1=alpha_above_1,
                      bound_V={f"{x['scaling']} d={x['d']} L={x['L']}": x["bound_V"] for x in rows},
                      eps={f"{x['scaling']} d={x['d']} L={x['L']}": x["eps"] for x in rows}),
-        thresholds=dict(holds="error <= bound wherever alpha > 1/2", loose="max error/bound < 0.5"),
+        thresholds=dict(holds="error <= bound wherever alpha > 1/2 and the bound is finite",
+                        loose="max error/bound < 0.5", unverifiable="no instance with alpha > 1/2"),
         scale=p["scale"])
 
 
@@ -263,23 +411,65 @@ def slopes(rows, key):
 
 
 def check_pda_time(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-time: the §4.1 model with m = 128 ≥ d, and measured time of PDA against exact attention."""
+    r"""Verdict for PDA-time: is PDA (m = 128, r = 32) faster than standard attention, "because m ≪ d"?
+
+    Rule (``RULES["PDA-time"]``), fixed before the run, on measured time (:func:`time_experiment`): both methods
+    cost Θ(L²) plus a fixed overhead, so per head width d each method's median time is fitted as t = a + c·L² over
+    the measured L (least squares) and the size-free ratio c_PDA/c_exact decides, with an interval from the two
+    coefficients' 95% Student-t intervals (lo = (c_P − h_P)/(c_E + h_E), hi = (c_P + h_P)/(c_E − h_E), inf if the
+    latter denominator is not positive). `verified` if hi < 1 at every measured d; `corrected` if hi < 1 at every
+    d >= 4m (where "m ≪ d" holds) but not at every d (the statement holds only with its premise, not at the seed's
+    defaults m >= d); `refuted` if lo >= 1 at some d >= 4m (the premise holds and PDA is still slower) or, with no
+    d >= 4m measured, at every d; `unverifiable-here` otherwise (also where the ratio is undefined, exact's fitted c
+    not positive). The §4.1 model's ratio of the L² terms,
+    (m + r log₂ r)/d, and the per-L ratios of the median times are reported beside it.
+    """
+    from scipy import stats  # noqa: PLC0415
+
     p = preset(PRESETS, scale)
-    rows = cost_experiment(p, seed) if data is None else data
-    Lmax = max(x["L"] for x in rows)
-    t = {x["method"]: x["seconds"] for x in rows if x["L"] == Lmax}
-    d, m, r = 64, p["m"], p["r"]
-    model = (m + r * math.log2(r)) / d  # L² terms of §4.1 over the L²d of exact attention
-    ratio = t["pda"] / min(t["dense"], t["blocked"])
-    fits = slopes(rows, "seconds")
+    rows = time_experiment(p, seed) if data is None else data
+    m = rows[0]["m"]
+    per_d = {}
+    for d in sorted({x["d"] for x in rows}):
+        rs = sorted((x for x in rows if x["d"] == d), key=lambda x: x["L"])
+        coef = {}
+        for meth in ("pda", "exact"):
+            # the best (smallest) of the repetitions at each L where the experiment kept them, else the medians:
+            # a shared machine only ever adds time
+            pts = [(x["L"] ** 2, min(x.get(f"{meth}_all", [x[meth]]))) for x in rs]
+            L2, ts = np.array(pts, float).T
+            f = stats.linregress(L2, ts)
+            h = stats.t.ppf(0.975, len(pts) - 2) * f.stderr if len(pts) >= 3 and np.unique(L2).size >= 2 else math.inf
+            coef[meth] = (float(f.slope), float(h))
+        (cp, hp), (ce, he) = coef["pda"], coef["exact"]
+        if ce > 0:
+            ratio, lo = cp / ce, max(cp - hp, 0.0) / (ce + he)
+            hi = (cp + hp) / (ce - he) if ce - he > 0 else math.inf
+        else:  # undefined if exact's fitted L² coefficient is not positive: decides nothing
+            ratio = lo = hi = float("nan")
+        per_d[d] = dict(ratio=ratio, lo=lo, hi=hi, model=rs[0]["model"], c_pda=cp, c_exact=ce,
+                        by_L={str(x["L"]): x["ratio"] for x in rs}, premise=d >= 4 * m)
+    wide = [d for d, v in per_d.items() if v["premise"]]
+    if all(v["hi"] < 1 for v in per_d.values()):
+        verdict = "verified"
+    elif any(per_d[d]["lo"] >= 1 for d in wide) or (not wide and all(v["lo"] >= 1 for v in per_d.values())):
+        verdict = "refuted"
+    elif wide and all(per_d[d]["hi"] < 1 for d in wide):
+        verdict = "corrected"
+    else:
+        verdict = "unverifiable-here"
+    parts = "; ".join(f"d = {d}: {v['ratio']:.2f} (95% CI {v['lo']:.2f}–{v['hi']:.2g}; model {v['model']:.2f}; "
+                      f"per-L ratio of medians {min(v['by_L'].values()):.1f}–{max(v['by_L'].values()):.1f})"
+                      for d, v in per_d.items())
+    Ls = sorted({x["L"] for x in rows})
     return Verdict(
-        "PDA-time", "refuted" if (model > 1 and ratio > 1) else "verified",
-        f"With the recommended m = {m} ≥ d = {d} the L² terms of §4.1, L²m + L²r·log r, are {model:.1f}× the L²d of "
-        f"exact attention, so 'faster because m ≪ d' contradicts its own parameters; measured at L = {Lmax}, PDA "
-        f"(randomized SVD) takes {ratio:.1f}× the time of exact attention; fitted time exponents in L: "
-        + ", ".join(f"{k} {v['slope']:.2f}" for k, v in fits.items()) + ".",
-        numbers=dict(model_ratio=model, measured_ratio=ratio, L_max=Lmax, seconds_at_L_max=t, slopes=fits),
-        thresholds=dict(refuted="model ratio (m + r log2 r)/d > 1 and measured PDA/exact time > 1 at the largest L"),
+        "PDA-time", verdict,
+        f"Measured time of PDA (m = {m}, r = {rows[0]['r']}, randomized SVD) over exact attention, ratio of the "
+        f"L² coefficients fitted over L = {Ls[0]}–{Ls[-1]}: {parts}. The §4.1 model's L² terms, "
+        f"(m + r log₂ r)/d, predict PDA faster wherever that ratio is below 1; with the recommended m = {m} it is "
+        f"above 1 for d < {m + rows[0]['r'] * math.log2(rows[0]['r']):.0f}.",
+        numbers=dict(per_d={str(d): v for d, v in per_d.items()}, premise_d=wide, L=Ls),
+        thresholds=dict(rule=RULES["PDA-time"]),
         scale=p["scale"])
 
 
