@@ -145,6 +145,12 @@ def test_time_rule_reaches_every_verdict():
     assert A.check_pda_time("smoke", data=_time_rows(lambda d: 2.0, ds=(64, 128))).verdict == "refuted"
     noisy = _time_rows(lambda d: 2.0 if d <= 128 else 0.9, jitter=0.6)  # faster, but not significantly
     assert A.check_pda_time("smoke", data=noisy).verdict == "unverifiable-here"
+    # PDA 3x slower everywhere, but exact attention's times do not grow like L² (flat, overhead only): no ratio
+    flat = _time_rows(lambda d: 3.0)
+    for row in flat:
+        row["exact"] = 1e-3 * (1 + 0.3 * math.sin(row["L"]))
+    v = A.check_pda_time("smoke", data=flat)
+    assert v.verdict == "unverifiable-here" and not v.numbers["per_d"]["1024"]["fits"] and "no ratio" in v.summary
 
 
 def test_param_table_and_check():
