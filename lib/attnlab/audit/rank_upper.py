@@ -51,7 +51,7 @@ _OWN = {
                  quot_betas=[0.1, 1.0, 10.0, 100.0], noisy_n=2048, noisy_keys=512,
                  noisy_betas=[1, 2, 4, 8, 16, 32, 64], ns_n=4096, ns_keys=512, ns_sparse_n=4096,
                  timing_n=[1024, 2048, 4096, 8192], timing_keys=512, timing_beta=64.0,
-                 up_n=1024, up_keys=512, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22],
+                 up_n=2048, up_keys=512, up_gammas=[1, 2, 3, 4, 6, 8, 11, 16, 22],
                  sb_n=2048, sb_keys=1024, sb_betas=[4, 8, 16, 32, 64, 128, 256],
                  imp_sph_betas=[1e2, 3e2, 1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6]),
     "paper": dict(_COMMON, op_n=1024, op_L=512, op_starts=50, op_steps=50, quot_n=4096, quot_keys=2048,
