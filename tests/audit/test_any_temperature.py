@@ -128,3 +128,30 @@ def test_check_at_fixed_d_never_verifies():
     """By its stated rule (the time bound needs partition trees) AT-fixed-d reaches only refuted and
     unverifiable-here: even a planted n^1 law with exact halfspaces and no error is not 'verified'."""
     assert at.check_at_fixed_d("smoke", data=_data_fixed(slope=1.0, dropped=0.0, err=0.0)).verdict == "unverifiable-here"
+
+
+def test_tree_summary_on_planted_rows():
+    """Exponent, its place against 1.5, the crossover (from where it stays faster) and the extrapolated ratio."""
+    rows = _tree(1.2, n=(2**9, 2**10, 2**11, 2**12))["rows"]
+    rows = [r for r in rows if not (r["method"] == "exact" and r["n"] == 2**12)]  # exact measured up to 2^11 only
+    s = {(t["family"], t["B"]): t for t in at.tree_summary(rows, 2**9)}
+    t = s[("square", 1.0)]
+    assert t["slope"] == pytest.approx(1.2) and t["vs_theta"] == "below" and t["points"] == 4
+    assert t["crossover"] == 2**9 and t["exact_max"] == 2**11 and t["n_max"] == 2**12  # 1e-6 n^1.2 < 1e-8 n^2
+    assert t["ratio_at_nmax"] == pytest.approx(1e-8 * 2**24 / (1e-6 * 2**(12 * 1.2)))
+    slow = {(t["family"], t["B"]): t for t in at.tree_summary(_tree(1.95)["rows"], 2**9)}[("circle", 10.0)]
+    assert slow["vs_theta"] == "above" and slow["crossover"] is None and slow["faster_at"] == []
+    # faster at one n but not at the next: no crossover
+    rows = _tree(1.2, n=(2**9, 2**10, 2**11))["rows"]
+    for r in rows:
+        if r["method"] == "attention_2d" and r["n"] == 2**11:
+            r["seconds"] = 1.0
+    assert {(t["family"], t["B"]): t for t in at.tree_summary(rows, 2**9)}[("square", 1.0)]["crossover"] is None
+
+
+def test_check_at_fixed_d_summary_reports_the_d2_exponents_and_crossovers():
+    v = at.check_at_fixed_d("smoke", data=_data_fixed(slope=1.2))
+    assert "1.20 [" in v.summary and "faster than exact attention from n = 512" in v.summary
+    assert len(v.numbers["tree"]) == 4
+    v = at.check_at_fixed_d("smoke", data=_data_fixed(slope=1.95))
+    assert "never faster than exact attention up to n = 2048" in v.summary and v.verdict == "unverifiable-here"

@@ -47,7 +47,7 @@ __all__ = [
 PRESETS = {
     "smoke": dict(n=[2, 3, 8, 32], d=[1, 2, 4], scales=[1.0, 4.0], reps=1, mem_n=2_048, mem_d=2, block=512),
     "book": dict(n=[2, 3, 5, 8, 16, 32, 64, 128, 256, 512], d=[1, 2, 3, 4, 8, 16], scales=[0.3, 1.0, 3.0, 6.0],
-                 reps=1, mem_n=65_536, mem_d=2, block=1024),
+                 reps=1, mem_n=16_384, mem_d=2, block=1024),
     "paper": dict(n=[2, 3, 5, 8, 16, 32, 64, 128, 256, 512], d=[1, 2, 3, 4, 8, 16], scales=[0.3, 1.0, 3.0, 6.0],
                   reps=3, mem_n=65_536, mem_d=2, block=1024),
 }
