@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -20,6 +19,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from attention import cpu_model  # noqa: E402  (benchmarks/attention.py: the machine's CPU, as the benchmarks record it)
 OUT = ROOT / "data" / "benchmarks" / "chapter-times.json"
 
 RUN_ONE = r'''
@@ -28,16 +29,6 @@ from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], 4)
 NotebookClient(nb, timeout=3600, kernel_name="python3", resources={"metadata": {"path": sys.argv[2]}}).execute()
 '''
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def time_chapter(path: Path, scale: str) -> dict:

@@ -204,7 +204,5 @@ def test_edition_runs_for_a_reader(path, reader_env):
 
 
 def _plain_and_spec(plain: dict, role: str):
-    key = role.split("`")[1]
-    parts = key.rsplit(":", 1)
-    name, spec = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], "s")
+    name, spec = edition._split_key(role.split("`")[1])
     return plain[name], spec

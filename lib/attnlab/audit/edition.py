@@ -93,10 +93,15 @@ def format_plain_text(plain: str, spec: str) -> str:
     return format(value, spec)
 
 
+def _split_key(key: str) -> tuple[str, str]:
+    """``name:spec`` -> (name, spec), ``name`` -> (name, "s"): the role's content, split as myst-nb splits it."""
+    parts = key.rsplit(":", 1)
+    return (parts[0], parts[1]) if len(parts) == 2 else (parts[0], "s")
+
+
 def text(key: str) -> str:
     """The text ``{glue:text}`key``` shows: ``key`` is ``name`` or ``name:spec`` (a format spec, as in myst-nb)."""
-    parts = key.rsplit(":", 1)
-    name, spec = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], "s")
+    name, spec = _split_key(key)
     if name not in _PLAIN:
         raise KeyError(f"nothing glued under {name!r} in this run (glue it in a cell above)")
     return format_plain_text(_PLAIN[name], spec)
@@ -107,7 +112,7 @@ def _fill(template: str) -> tuple[str, set]:
     missing = set()
 
     def one(m):
-        name = m.group(1).rsplit(":", 1)[0] if ":" in m.group(1) else m.group(1)
+        name = _split_key(m.group(1))[0]
         if name not in _PLAIN:
             missing.add(name)
             return f"⟨{name}: computed below⟩"
