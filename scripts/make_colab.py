@@ -11,7 +11,8 @@ Jupyter and Colab show none of these. The edition is the same chapter in plain J
   links to the published page (or to the anchor in the same chapter) with the book's number as text;
 - every Markdown cell that shows glued numbers becomes a (form) code cell that renders its Markdown from the values
   the reader's run has just glued (`attnlab.audit.edition.markdown`), with myst-nb's formatting;
-- every `{glue:figure}` becomes a cell that shows the run's figure with its caption, where the book shows it;
+- every `{glue:figure}` becomes a cell that shows the run's figure with its caption, where the book shows it, and
+  every `{glue}` directive (a glued value pasted as it is, such as a chapter's findings box) a cell that shows it;
 - the first cell installs attnlab with its notebook extra (and CuPy on a GPU runtime) from the repository named in
   `_config.yml`, only in Colab, clones it for the data files the chapters read, and says how long the chapter takes.
 
@@ -282,6 +283,8 @@ class Converter:
             anchor = f'<a id="{label}"></a>\n\n' if label else ""
             quoted = "\n".join("> " + line if line.strip() else ">" for line in self.inline(body).split("\n"))
             return [("md", f"{anchor}> {head}\n>\n{quoted}")]
+        if kind in ("glue", "glue:any"):  # a glued value pasted as it is (the findings box): shown where the book shows it
+            return [("figure", (arg, None, ""))]
         if kind == "glue:figure":
             label = opts.get("name")
             caption = self.inline(body)
@@ -369,7 +372,7 @@ def convert(book: Book, number: int, doc: str, nb) -> nbformat.NotebookNode:
             if kind == "figure":
                 name, label, caption = val
                 args = [repr(name), _literal(caption)] + ([f"label={label!r}"] if label else [])
-                cells.append(_form_cell(f"Figure {name}",
+                cells.append(_form_cell(f"Figure {name}" if caption else f"Computed by this run: {name}",
                                         f"from attnlab.audit.edition import figure\nfigure({', '.join(args)})"))
             elif GLUE_ROLE.search(val):
                 cells.append(_form_cell("Text with this run's numbers",

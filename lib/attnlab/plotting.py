@@ -42,13 +42,24 @@ RC = {
     "legend.frameon": False,
     "pdf.fonttype": 42,  # embed TrueType, not Type 3
     "ps.fonttype": 42,
-    "svg.fonttype": "none",
+    "svg.fonttype": "path",  # text as outlines: the page shows the same glyphs in every browser
+    "svg.hashsalt": "attnlab",  # stable ids inside the SVG: a rebuilt page is the same file
 }
 
 
 def style() -> None:
-    """Apply the book's style to matplotlib's global settings."""
+    """Apply the book's style to matplotlib's global settings.
+
+    Under IPython (the book's build, Jupyter, Colab) figures are also shown as SVG: sharp at any width, with the
+    labels at the size they were drawn (the PDF written by :func:`savefig` is the one to cite).
+    """
     mpl.rcParams.update(RC)
+    if _in_ipython():
+        try:
+            from matplotlib_inline.backend_inline import set_matplotlib_formats  # noqa: PLC0415
+        except ImportError:  # pragma: no cover - IPython without its matplotlib backend
+            return
+        set_matplotlib_formats("svg")
 
 
 def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float = 2.5, **kw):
