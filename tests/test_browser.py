@@ -166,3 +166,75 @@ def test_verdicts_page_fits_the_text_column_at_1280px(browser):
     assert not report["scrolls"], f"outputs that scroll sideways: {report['scrolls'][:3]}"
     assert not report["ems"], f"emphasis inside summaries: {report['ems'][:3]}"
     assert report["overviewBottom"] is not None and report["overviewBottom"] < 1.5 * report["viewport"]
+
+
+# ---------------------------------------------------------------------------- reading at laptop width (issue 18)
+READING = r"""
+document.querySelectorAll('details').forEach(d => { d.open = true; });
+const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+const box = col.getBoundingClientRect();
+const short = e => (e.className ? e.className + ': ' : '') + (e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 70);
+const wideTables = [...col.querySelectorAll('table')]
+  .filter(t => t.getBoundingClientRect().right > box.right + 1 || t.scrollWidth > t.clientWidth + 1).map(short);
+const wideMath = [...col.querySelectorAll('mjx-container')].filter(m => {
+  // the typeset formula (MathJax's svg) must end inside the column; a display formula must not scroll either
+  const svg = m.querySelector('svg') || m;
+  const display = m.getAttribute('display') === 'true';
+  return svg.getBoundingClientRect().right > box.right + 1 || (display && m.scrollWidth > m.clientWidth + 1);
+}).map(m => (m.getAttribute('display') === 'true' ? 'display: ' : 'inline: ') + short(m.closest('p, div') || m));
+const figures = [...col.querySelectorAll('figure img, div.cell_output img')].filter(i => i.clientWidth > 0).map(i => ({
+  src: (i.getAttribute('src') || '').slice(0, 80), natural: i.naturalWidth, shown: i.clientWidth,
+  vector: /\.svg(\?|$)|^data:image\/svg/.test(i.getAttribute('src') || '')}));
+const text = col.innerText;
+const headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim()).filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
+const nanCells = [...col.querySelectorAll('td')].filter(t => /^\s*(nan|NaN|None)\s*$/.test(t.textContent)).length;
+return {width: box.width, wideTables, wideMath, figures, text, headers, nanCells};
+"""
+
+FIRST_SCREEN = """
+const f = document.querySelector('div.attnlab-findings');
+return f ? {top: f.getBoundingClientRect().top + window.scrollY, height: window.innerHeight} : null;
+"""
+
+REPRS = [r"\{'[^']*':", r"array\(\[", r"dtype=", r"dtype: (float|int|object)", r"Name: \w+, dtype",
+         r"chapter computed in", r"<IPython\.", r"<Figure size"]
+CHAPTERS = sorted(p for p in PAGES if p.parent.name == "notebooks")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_page_reads_at_1280px(browser, page):
+    """At 1280 px (every <details> opened): no table and no formula wider than the text column, every figure
+    sharp for the width it is shown at (vector, or a bitmap at least twice its CSS width), no Python repr, NaN or
+    snake_case table header in the text, no table cell reading NaN."""
+    import re
+
+    browser.set_window_size(1280, 900)
+    browser.get(page.as_uri())
+    browser.set_script_timeout(30)
+    browser.execute_async_script(MATHJAX_DONE)
+    r = browser.execute_script(READING)
+    assert 500 < r["width"] < 1280
+    assert not r["wideTables"], f"tables wider than the text column: {r['wideTables'][:3]}"
+    assert not r["wideMath"], f"formulas wider than the text column: {r['wideMath'][:3]}"
+    blurry = [f for f in r["figures"] if not f["vector"] and f["natural"] < 2 * f["shown"]]
+    assert not blurry, f"figures coarser than 2x their shown width: {blurry[:3]}"
+    found = [(p, m.group(0)) for p in REPRS for m in [re.search(p, r["text"])] if m]
+    assert not found, f"plumbing in the page text: {found[:3]}"
+    assert not r["headers"], f"snake_case table headers: {r['headers'][:5]}"
+    assert not r["nanCells"], f"{r['nanCells']} table cells read NaN"
+
+
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_opens_with_its_findings(browser, page):
+    """Each chapter's findings box (attnlab.audit.present.findings) starts on the first screen at 1280 × 900 and
+    lists every claim whose verdict box is on the page, with the same verdict."""
+    browser.set_window_size(1280, 900)
+    browser.get(page.as_uri())
+    pos = browser.execute_script(FIRST_SCREEN)
+    assert pos is not None, "no findings box"
+    assert pos["top"] < pos["height"], f"the findings box starts at {pos['top']:.0f} px, below the first screen"
+    box = browser.execute_script("""return [...document.querySelectorAll('div.attnlab-findings tr[data-claim]')]
+        .map(r => [r.dataset.claim, r.dataset.verdict]);""")
+    boxes = browser.execute_script("""return [...document.querySelectorAll('div.admonition[id^="verdict-"]')]
+        .map(d => [d.id.slice(8), d.querySelector('.admonition-title strong').textContent.trim()]);""")
+    assert sorted(box) == sorted(boxes), "the findings box and the verdict boxes disagree"
