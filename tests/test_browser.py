@@ -238,3 +238,18 @@ def test_chapter_opens_with_its_findings(browser, page):
     boxes = browser.execute_script("""return [...document.querySelectorAll('div.admonition[id^="verdict-"]')]
         .map(d => [d.id.slice(8), d.querySelector('.admonition-title strong').textContent.trim()]);""")
     assert sorted(box) == sorted(boxes), "the findings box and the verdict boxes disagree"
+
+
+def test_landing_page_opens_with_the_findings(browser):
+    """The landing page's first screen (1280 × 900) shows the findings by seed, every claim in it once."""
+    from attnlab.audit.claims import CLAIMS
+
+    browser.set_window_size(1280, 900)
+    browser.get((HTML / "book" / "intro.html").as_uri())
+    r = browser.execute_script("""const t = document.querySelector('table.attnlab-landing');
+        return t ? {top: t.getBoundingClientRect().top + window.scrollY, bottom: t.getBoundingClientRect().bottom
+                    + window.scrollY, height: window.innerHeight,
+                    claims: [...t.querySelectorAll('a[href*="#claim-"]')].map(a => a.textContent)} : null;""")
+    assert r is not None, "no findings table on the landing page"
+    assert r["top"] < 0.6 * r["height"] and r["bottom"] < 1.25 * r["height"], r
+    assert sorted(c.split(" ")[0] for c in r["claims"]) == sorted(c.id for c in CLAIMS)

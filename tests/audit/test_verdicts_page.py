@@ -154,3 +154,27 @@ def test_page_bad_input(bad, exc):
         overview_html(bad)
     with pytest.raises(exc, match="rows"):
         claims_html(bad)
+
+
+def test_landing_findings_group_every_claim_by_seed():
+    import re
+
+    from attnlab.audit.verdicts_page import FINDING_GROUPS, findings_html
+
+    rows = _rows()
+    rows[1]["verdict"]["verdict"] = "unverifiable-here"
+    rows[2]["verdict"]["verdict"] = "loose"
+    out = findings_html(rows)
+    links = re.findall(r'href="verdicts.html#claim-([^"]+)" title="([^"]+)"', out)
+    assert sorted(c for c, _ in links) == sorted(c.id for c in CLAIMS)  # every claim once
+    assert dict(links)[rows[0]["id"]] == "refuted"
+    assert [g for g, _ in FINDING_GROUPS] == ["holds", "is wrong as printed", "not decided here"]
+    seed_rows = re.findall(r'<tr data-seed="(\d{3})">(.*?)</tr>', out)
+    assert len(seed_rows) == len(SEEDS)
+    first = dict(seed_rows)[rows[0]["seed"][:3]]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", first)
+    assert rows[0]["id"] in cells[1] and rows[1]["id"] in cells[2] and rows[2]["id"] in cells[0]
+    assert any("(pending)" in r for _, r in seed_rows) == any(r["verdict"]["verdict"] == "pending" for r in rows)
+    assert 'table-layout: fixed; width: 100%' in out
+    with pytest.raises(ValueError, match="rows"):
+        findings_html([{"id": "x"}])

@@ -19,7 +19,7 @@ from collections import Counter
 from .claims import SEEDS, seed_name
 from .verdict import VERDICTS, Verdict, numbers_html
 
-__all__ = ["VERDICT_ORDER", "verdict_counts", "chapter_href", "overview_html", "claims_html"]
+__all__ = ["VERDICT_ORDER", "verdict_counts", "chapter_href", "overview_html", "claims_html", "findings_html"]
 
 #: The order verdicts are listed in, from "holds" to "not checked".
 VERDICT_ORDER = ("verified", "loose", "corrected", "refuted", "unverifiable-here", "pending")
@@ -152,3 +152,45 @@ def claims_html(rows, page: str = "book/verdicts") -> str:
             '<th style="text-align: left">where</th></tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
     return "".join(out)
+
+
+#: What holds, what is wrong, what this book cannot decide: the columns of the landing page's findings table.
+FINDING_GROUPS = (("holds", ("verified", "loose")), ("is wrong as printed", ("corrected", "refuted")),
+                  ("not decided here", ("unverifiable-here", "pending")))
+
+
+def findings_html(rows, page: str = "book/intro") -> str:
+    """The landing page's findings: one row per seed (named by what it is), with the claims that hold, those that
+    are wrong as printed and those this book cannot decide, each claim linked to its row on the verdicts page and
+    coloured by its verdict. Claims still ``pending`` are listed (with that word) under "not decided here"."""
+    rows = _check_rows(rows)
+    seeds = [s for s in SEEDS if any(r["seed"] == s for r in rows)]
+    seeds += sorted({r["seed"] for r in rows} - set(seeds))
+    verdicts_href = posixpath.relpath("book/verdicts.html", posixpath.dirname(page) or ".")
+
+    def claim_link(r):
+        v = r["verdict"]["verdict"]
+        cid = html.escape(r["id"], quote=True)
+        mark = " (pending)" if v == "pending" else ""
+        return (f'<a href="{verdicts_href}#claim-{cid}" title="{html.escape(v, quote=True)}" '
+                f'style="border-left: 3px solid {_COLOUR[v]}; padding-left: 0.25em; white-space: nowrap; '
+                f'text-decoration: none">{html.escape(r["id"])}{mark}</a>')
+
+    body = []
+    for s in seeds:
+        mine = [r for r in rows if r["seed"] == s]
+        name = _capital(SEEDS[s][0]) if s in SEEDS else s
+        cells = []
+        for _, kinds in FINDING_GROUPS:
+            hit = [r for r in mine if r["verdict"]["verdict"] in kinds]
+            cells.append(f'<td style="vertical-align: top">{", ".join(claim_link(r) for r in hit) or "–"}</td>')
+        body.append(f'<tr data-seed="{html.escape(s[:3], quote=True)}"><th scope="row" style="text-align: left; '
+                    f'vertical-align: top; font-weight: normal">{html.escape(name)} <span style="color: #757575">'
+                    f'(seed {html.escape(s[:3])})</span></th>{"".join(cells)}</tr>')
+    head = "".join(f'<th style="text-align: left">{html.escape(g)}</th>' for g, _ in FINDING_GROUPS)
+    legend = ", ".join(f"{_badge(v)}" for v in VERDICT_ORDER if any(r["verdict"]["verdict"] == v for r in rows))
+    return (f'<table class="attnlab-landing {_NO_TEX}" style="{_FIT}; font-size: 0.88em; line-height: 1.6">'
+            '<colgroup><col style="width: 19%"><col style="width: 29%"><col style="width: 29%"><col></colgroup>'
+            f'<thead><tr><th style="text-align: left">seed document</th>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>'
+            f'<p class="{_NO_TEX}" style="font-size: 0.85em">The bar beside each claim is its verdict: {legend}.</p>')
