@@ -103,7 +103,7 @@ RULES = dict(
     ar_bert=("AR-bert is a statement about BERT-base's 84 heads. If the calibration data are not from BERT-base the "
              "verdict is unverifiable-here, whatever the numbers. Were they from BERT-base: verified if both rank "
              "correlations are ≥ 0.3 and the 95% Clopper–Pearson interval of the share of full-dimension cells with "
-             "a smaller r_SVD_int contains 0.419, refuted otherwise."),
+             "a smaller r_SVD,int contains 0.419, refuted otherwise."),
 )
 
 
