@@ -562,7 +562,7 @@ def plot_temperature(rows, ax=None):
     ax.set_xlabel(r"temperature multiplier $t$ ($\beta = t/\sqrt{32}$)")
     ax.set_ylabel(r"$k_{90}$")
     ax.figure.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2)
-    ax.figure.tight_layout(rect=(0, 0.17, 1, 1))
+    ax.figure.tight_layout(rect=(0, 0.13, 1, 1))
     return ax.figure
 
 
