@@ -91,18 +91,19 @@ PRESETS = {
 #: The decision rules, fixed before the run.
 RULES = dict(
     lr_energy_real=("On the real heads at the model's own temperature (multiplier 1), LR-energy's count holds in "
-                    "practice if k90 ∈ [5, 10] for at least half of the head × text × n cases (the rule of chapter 3 "
+                    "practice if k90 ∈ [5, 10] for at least half of the head × text × length cases (the rule of chapter 3 "
                     "on real data), and its sharpening half if raising the multiplier from 1 to 4 lowers k90 in more "
                     "cases than it raises it. Verified if both hold, refuted otherwise."),
     pda_ey_real=("PDA-ey's empirical assumption holds in practice if, at multiplier 1, at least half of the cases have "
                  "a power-law fit (attnlab.powerlaw_fit, default window) with R² ≥ 0.9 and α > 1 (the theorem's "
                  "hypothesis). Verified if so, refuted otherwise."),
     pda_headline_real=("PDA-headline in practice: at m = 128, r = 32, ‖O − Õ_r‖_F/‖V‖_F < 1% in at least 90% of the "
-                       "heads at n = pareto_n (mean over the draws). Verified if so, refuted otherwise."),
+                       "heads at the length L of the comparison of approximations (mean over the draws). Verified if "
+                       "so, refuted otherwise."),
     ar_bert=("AR-bert is a statement about BERT-base's 84 heads. If the calibration data are not from BERT-base the "
              "verdict is unverifiable-here, whatever the numbers. Were they from BERT-base: verified if both rank "
              "correlations are ≥ 0.3 and the 95% Clopper–Pearson interval of the share of full-dimension cells with "
-             "a smaller r_SVD_int contains 0.419, refuted otherwise."),
+             "a smaller r_SVD,int contains 0.419, refuted otherwise."),
 )
 
 
@@ -398,8 +399,10 @@ def check_lr_energy_real(scale=None, seed: int = 0, data=None) -> Verdict:
     med = float(np.median([r["k90"] for r in base]))
     return Verdict(
         "LR-energy (real heads)", "verified" if ok else "refuted",
-        f"Real heads (MiniLM, d_k = 32), model temperature: k90 ∈ [5, 10] in {inside} of {len(base)} cases (median "
-        f"k90 {med:g}); sharpening ×{tmax:g} lowered k90 in {lowered} and raised it in {raised} cases.",
+        f"k90 is in LR-energy's 5–10 for {inside} of {len(base)} real-head cases (median {med:g}), and sharpening "
+        f"×{tmax:g} lowers it in {lowered} cases, raises it in {raised}. Cases are the heads × texts × lengths of "
+        f"MiniLM-L6 (head width 32) at the model's temperature; k90 is the number of singular values holding 90% of "
+        f"‖A‖_F².",
         numbers=dict(cases=len(base), inside_5_10=inside, median_k90=med, sharpen_lowered=lowered,
                      sharpen_raised=raised, t_max=tmax, head_dim=32),
         thresholds=dict(rule=RULES["lr_energy_real"]), scale=p["scale"])
@@ -415,9 +418,9 @@ def check_pda_ey_real(scale=None, seed: int = 0, data=None) -> Verdict:
     ok = good >= len(base) / 2
     return Verdict(
         "PDA-ey (real heads)", "verified" if ok else "refuted",
-        f"Real heads at the model temperature: the power law fits (R² ≥ 0.9) in {fits} of {len(base)} cases and fits "
-        f"with α > 1 in {good}; median α {np.median([r['alpha'] for r in base]):.2f}, median R² "
-        f"{np.median([r['r2'] for r in base]):.3f}.",
+        f"A power law σ_k ≈ C·k^(−α) with α > 1 fits (R² ≥ 0.9) {good} of {len(base)} real-head spectra at the "
+        f"model's temperature (median α {np.median([r['alpha'] for r in base]):.2f}). The fit alone (R² ≥ 0.9) holds "
+        f"in {fits} cases; median R² {np.median([r['r2'] for r in base]):.3f}.",
         numbers=dict(cases=len(base), r2_at_least_0_9=fits, fit_and_alpha_above_1=good,
                      median_alpha=float(np.median([r["alpha"] for r in base])),
                      median_r2=float(np.median([r["r2"] for r in base]))),
@@ -439,8 +442,8 @@ def check_pda_headline_real(scale=None, seed: int = 0, data=None) -> Verdict:
     ok = below >= 0.9 * len(errs)
     return Verdict(
         "PDA-headline (real heads)", "verified" if ok else "refuted",
-        f"PDA at m = 128, r = 32 on {len(errs)} real heads (n = {res['n']}): ‖O − Õ_r‖_F/‖V‖_F < 1% in {below} "
-        f"(median {np.median(errs):.2%}, max {max(errs):.2%}).",
+        f"PDA at m = 128, r = 32 reaches ‖O − Õ_r‖_F/‖V‖_F < 1% on {below} of {len(errs)} real heads at "
+        f"L = {res['n']} (median error {_pct(np.median(errs))}, largest {_pct(max(errs))}).",
         numbers=dict(heads=len(errs), below_1pct=below, median=float(np.median(errs)), max=float(max(errs)),
                      n=res["n"]),
         thresholds=dict(rule=RULES["pda_headline_real"]), scale=p["scale"])
@@ -456,43 +459,78 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
                 **{k: v for k, v in s.items() if k != "crosscheck"}, seed_numbers=SEED_BERT)
     if not is_bert:
         verdict = "unverifiable-here"
-        why = (f"The seed calibrates BERT-base (84 heads, d = 64); this book can run only {prov['model']} "
-               f"({nums['heads']} heads, d = {prov['head_dim']}). On it: Spearman correlation of r_SVD_int with the "
-               f"upper certificate {_f(s['corr_upper'])}, with the lower {_f(s['corr_lower'])}; {s['share_smaller']:.1%} "
-               f"of full-dimension cells have a smaller r_SVD_int (seed: 0.574 / 0.606, 41.9%).")
+        why = (f"The calibration is of BERT-base (84 heads of width 64), which this book cannot run; "
+               f"{prov['model'].split('/')[-1]} ({nums['heads']} heads of width {prov['head_dim']}) can neither "
+               f"confirm nor refute it. On {prov['model'].split('/')[-1]} the seed's pipeline "
+               f"gives Spearman correlations {_f(s['corr_upper'])} (SVD effective dimension r_SVD,int against the "
+               f"upper certificate) and {_f(s['corr_lower'])} (against the lower), and {_pct(s['share_smaller'])} of "
+               f"full-dimension cells with a smaller r_SVD,int; the seed reports 0.574 / 0.606 and 41.9%.")
     else:
         ok = (s["corr_upper"] or 0) >= 0.3 and (s["corr_lower"] or 0) >= 0.3 and s["share_lo"] <= 0.419 <= s["share_hi"]
         verdict = "verified" if ok else "refuted"
-        why = (f"BERT-base data: correlations {_f(s['corr_upper'])} / {_f(s['corr_lower'])}, share "
-               f"{s['share_smaller']:.1%} [{s['share_lo']:.1%}, {s['share_hi']:.1%}] against the seed's 0.574 / 0.606, "
-               f"41.9%.")
+        why = (f"On BERT-base the rank correlations are {_f(s['corr_upper'])} / {_f(s['corr_lower'])} and "
+               f"{_pct(s['share_smaller'])} of full-dimension cells (95% interval {_pct(s['share_lo'])}–"
+               f"{_pct(s['share_hi'])}) have a smaller r_SVD,int, against the seed's 0.574 / 0.606 and 41.9%.")
     return Verdict("AR-bert", verdict, why, numbers=nums,
                    thresholds=dict(rule=RULES["ar_bert"], correlation_min=0.3, share=0.419), scale=p["scale"])
 
 
 def _f(x):
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+    return "undefined" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _pct(x):
+    """A share as a percentage to 3 significant digits ("14.2%", "0.533%")."""
+    return "undefined" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.3g}%"
 
 
 # --------------------------------------------------------------------------- figures
-def plot_spectra(rows, ax=None):
-    """Normalised leading singular values σ_k/σ_1 of every real head at the model temperature, one colour per
-    layer (log-log)."""
+def _log_ticks(axis, decades=None):
+    """Readable ticks on a log axis, written plainly and without minor labels (minor labels on a short log axis
+    collide: "3×10²4×10²"): at 1, 2 and 5 times the powers of ten on an axis spanning at most two decades, at the
+    powers of ten on a longer one (``decades``: the span, read from the axis limits when not given)."""
+    import matplotlib.ticker as mt
+
+    if decades is None:
+        lo, hi = sorted(axis.get_view_interval())
+        decades = math.log10(hi / lo) if lo > 0 else math.inf
+    axis.set_major_locator(mt.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades <= 2 else (1.0,)))
+    axis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(mt.LogLocator(base=10, subs="auto"))
+    axis.set_minor_formatter(mt.NullFormatter())
+
+
+def _layer_colours(layers):
     import matplotlib.pyplot as plt
 
-    ax = ax or plt.subplots(figsize=(6, 4))[1]
     cmap = plt.get_cmap("viridis")
-    layers = sorted({r["layer"] for r in rows})
-    for r in rows:
-        if r["kind"] == "real" and r["s"] is not None:
-            s = np.asarray(r["s"])
-            ax.loglog(np.arange(1, s.size + 1), s / s[0], color=cmap(layers.index(r["layer"]) / max(len(layers) - 1, 1)),
-                      alpha=0.25, lw=0.8)
-    for i, layer in enumerate(layers):
-        ax.plot([], [], color=cmap(i / max(len(layers) - 1, 1)), label=f"layer {layer}")
-    ax.set_xlabel("k")
+    return {layer: cmap(0.9 * i / max(len(layers) - 1, 1)) for i, layer in enumerate(layers)}
+
+
+def plot_spectra(rows, ax=None):
+    """Normalised leading singular values σ_k/σ_1 of the real heads at the model temperature, per layer: the median
+    over heads, texts and lengths (line) and the quartiles (band), log-log."""
+    from ..plotting import figure
+
+    if ax is None:
+        ax = figure()[1]
+    real = [r for r in rows if r["kind"] == "real" and r["s"] is not None]
+    layers = sorted({r["layer"] for r in real})
+    colour = _layer_colours(layers)
+    for layer in layers:
+        k = min(len(r["s"]) for r in real if r["layer"] == layer)
+        S = np.array([np.asarray(r["s"][:k]) / r["s"][0] for r in real if r["layer"] == layer])
+        S = np.where(S > 0, S, np.nan)   # a zero singular value is not drawn on the log scale
+        lo, med, hi = np.nanpercentile(S, [25, 50, 75], axis=0)
+        ks = np.arange(1, k + 1)
+        ax.plot(ks, med, color=colour[layer], lw=1.5, label=f"layer {layer}")
+        ax.fill_between(ks, lo, hi, color=colour[layer], alpha=0.12, lw=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _log_ticks(ax.xaxis)
+    ax.set_xlabel(r"index $k$")
     ax.set_ylabel(r"$\sigma_k/\sigma_1$")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(loc="lower left", ncol=2, handlelength=1.2, columnspacing=0.8)
     ax.figure.tight_layout()
     return ax.figure
 
@@ -500,54 +538,68 @@ def plot_spectra(rows, ax=None):
 def plot_temperature(rows, ax=None):
     """Median k90 (and quartiles) over the heads against the temperature multiplier, real heads against the two
     Gaussian families, on the texts and lengths where the Gaussian families were drawn."""
-    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
-    ax = ax or plt.subplots(figsize=(6, 4))[1]
+    from ..plotting import figure
+
+    if ax is None:
+        ax = figure(height=3.0)[1]
     synth = {(r["text"], r["n"]) for r in rows if r["kind"] != "real"}
     rows = [r for r in rows if (r["text"], r["n"]) in synth]
+    ts = sorted({r["t"] for r in rows})
+    names = {"real": "real heads", "matched": "Gaussian, heads' norms", "gaussian": "Gaussian, unit entries"}
     for kind, style in (("real", "o-"), ("matched", "s--"), ("gaussian", "^:")):
-        ts = sorted({r["t"] for r in rows})
         q = np.array([np.percentile([r["k90"] for r in rows if r["kind"] == kind and r["t"] == t], [25, 50, 75])
                       for t in ts])
-        ax.plot(ts, q[:, 1], style, label=kind)
-        ax.fill_between(ts, q[:, 0], q[:, 2], alpha=0.15)
-    ax.axhspan(5, 10, color="grey", alpha=0.15, label="LR-energy's 5–10")
+        line, = ax.plot(ts, q[:, 1], style, label=names[kind])
+        ax.fill_between(ts, q[:, 0], q[:, 2], color=line.get_color(), alpha=0.15, lw=0)
+    ax.axhspan(5, 10, color="grey", alpha=0.2, lw=0, label="LR-energy's 5–10")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(ts, [f"{t:g}" for t in ts])
-    ax.minorticks_off()
+    ax.xaxis.set_minor_locator(NullLocator())
+    _log_ticks(ax.yaxis)
     ax.set_xlabel(r"temperature multiplier $t$ ($\beta = t/\sqrt{32}$)")
-    ax.set_ylabel("k90")
-    ax.legend(fontsize=8)
-    ax.figure.tight_layout()
+    ax.set_ylabel(r"$k_{90}$")
+    ax.figure.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2)
+    ax.figure.tight_layout(rect=(0, 0.13, 1, 1))
     return ax.figure
 
 
 def plot_pareto(res, axes=None):
     """Error relative to ‖O‖_F against user CPU time (left) and peak memory of one head (right), one marker per
-    method family, one point per layer and budget; the truncated-SVD floor (left; r < n only, A_nV = O)."""
-    import matplotlib.pyplot as plt
+    method family, one point per layer and budget; the truncated-SVD floor (left; r < L only, A_LV = O). Exact
+    attention (error 0) is drawn at 10⁻³; the legend sits below the panels."""
+    from ..plotting import figure
 
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        fig, axes = figure(ncols=2, width=3.4, height=2.6, sharey=True)
+    fig = axes[0].figure
     markers = {"exact": "*", "PDA": "D", "Performer": "o", "Linformer": "s", "SVD floor": "_"}
-    floor = 1e-3   # exact attention (error 0) is drawn here
+    names = {"exact": "exact (error 0, drawn at 0.001)", "SVD floor": "truncated-SVD floor $A_rV$"}
+    floor = 1e-3
+    handles = []
     for fam, mk in markers.items():
         rs = [r for r in res["rows"] if r["family"] == fam and not (fam == "SVD floor" and r["budget"] >= res["n"])]
         y = [max(r["rel_err"], floor) for r in rs]
-        label = f"exact (error 0, drawn at {floor:g})" if fam == "exact" else fam
-        axes[0].scatter([r["seconds"] * 1e3 for r in rs], y, marker=mk, label=label, alpha=0.7, s=40)
+        h = axes[0].scatter([r["seconds"] * 1e3 for r in rs], y, marker=mk, label=names.get(fam, fam), alpha=0.75,
+                            s=22 if fam != "SVD floor" else 40)
+        handles.append(h)
         if fam != "SVD floor":
-            axes[1].scatter([r["peak_bytes"] / 1024 for r in rs], y, marker=mk, label=fam, alpha=0.7, s=40)
+            axes[1].scatter([r["peak_bytes"] / 1024 for r in rs], y, marker=mk, color=h.get_facecolor()[0],
+                            alpha=0.75, s=22)
     for ax in axes:
         ax.set_xscale("log")
         ax.set_yscale("log")
-    axes[0].set_xlabel("user CPU time for the 12 heads of a layer (ms, one thread)")
-    axes[1].set_xlabel("peak traced memory of one head (KiB)")
-    axes[0].set_ylabel(r"$\|\tilde O - O\|_F/\|O\|_F$ (pooled over a layer's heads)")
-    axes[0].legend(fontsize=8)
-    axes[0].figure.tight_layout()
-    return axes[0].figure
+        ax.autoscale_view()
+        _log_ticks(ax.xaxis)
+        _log_ticks(ax.yaxis)
+    axes[0].set_xlabel("CPU time for a layer's 12 heads (ms)")
+    axes[1].set_xlabel("peak memory of one head (KiB)")
+    axes[0].set_ylabel(r"$\|\tilde O - O\|_F\,/\,\|O\|_F$")
+    fig.legend(handles=handles, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0), handletextpad=0.3)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    return fig
 
 
 # --------------------------------------------------------------------------- command line
