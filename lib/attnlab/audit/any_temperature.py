@@ -559,7 +559,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
         if sp["n"] == 2**20 else ""
     summary = (f"{head} Runs over five input families, n, B up to {max(p['g_B']):g}, float32 and float64. CPU-time "
                f"exponent of attention_1d at ε = 0.001 (95% interval): {slopes}; exact attention: {ex}. At "
-               f"n = {sp['n']:,} it uses {sp['speedup']:.0f}× less CPU time than exact attention (extrapolated as "
+               f"n = {sp['n']:,} it uses {sp['speedup']:,.0f}× less CPU time than exact attention (extrapolated as "
                f"c·n²){target}.")
     return Verdict("AT-1d", verdict, summary,
                    numbers=dict(worst_ratio=worst, runs=len(errs), fits={str(k): v for k, v in fits.items()},
@@ -664,7 +664,7 @@ def plot_guarantee(rows):
     ax.set_xticks(range(len(fams)), fams, fontsize=7)
     ax.set_ylabel(r"largest error / $\varepsilon$")
     _log_ticks(ax)
-    ax.legend(fontsize=7, loc="lower left", framealpha=0.9)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
     return fig, data
 
