@@ -155,3 +155,38 @@ def test_check_at_fixed_d_summary_reports_the_d2_exponents_and_crossovers():
     assert len(v.numbers["tree"]) == 4
     v = at.check_at_fixed_d("smoke", data=_data_fixed(slope=1.95))
     assert "never faster than exact attention up to n = 2048" in v.summary and v.verdict == "unverifiable-here"
+
+
+def test_load_benchmark_finds_the_record_from_any_working_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("ATTNLAB_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)  # the chapter's copy runs elsewhere (the smoke test, Colab): found via data_dir()
+    rec = at.load_benchmark()
+    assert rec is not None and {"n", "speedup", "direct_check"} <= set(rec["target"])
+    monkeypatch.setenv("ATTNLAB_DATA_DIR", str(tmp_path))  # a data folder without benchmarks: None, not an error
+    assert at.load_benchmark() is None
+
+
+def test_figures_draw_no_zero_or_overflow_on_log_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    g = [dict(method=m, family=f, n=n, B=1.0, eps=1e-3, dtype="float64", err=r * 1e-3, ratio=r)
+         for m in ("attention_1d", "attention_gauss_1d") for f in at.FAMILIES for n, r in ((1, 0.0), (64, 1e-3))]
+    fig, data = at.plot_guarantee(g)
+    ys = np.concatenate([ln.get_ydata() for ln in fig.axes[0].get_lines()])
+    assert len(data["ratio"]) == len(g) and np.all(ys > 0)
+    nv = [dict(n=256, B=B, eps=1e-3, g_naive=20, err_naive=e, err_ours=0.0 if B == 1 else 1e-12)
+          for B, e in ((1.0, 1e-12), (8.0, float("inf")), (16.0, 2.0))]
+    fig, _ = at.plot_naive(nv)
+    ys = np.concatenate([ln.get_ydata() for ln in fig.axes[0].get_lines() if len(ln.get_xdata())])
+    assert np.all(np.isfinite(ys)) and np.all(ys > 0)
+    tim = _timing(1.0)
+    tim["rows"] += [dict(method="gauss", n=256, B=Bg, eps=1e-3, seconds=s, err=0.0)
+                    for Bg, s in ((1.0, 1e-3), (10.0, float("nan")))]
+    fig, _ = at.plot_timing(tim)
+    assert len(fig.axes) == 2 and all(len(ax.get_lines()) <= 6 for ax in fig.axes)
+    tree = dict(rows=[dict(method=m, family=f, n=n, B=B, eps=1e-3, seconds=1e-6 * n, err=0.0)
+                      for m in ("attention_2d", "exact") for f in ("square", "circle") for B in (1.0, 10.0)
+                      for n in (256, 512, 1024)], loadavg=None)
+    fig, _ = at.plot_tree(tree)
+    assert len(fig.axes) == 2 and all(len(ax.get_lines()) <= 6 for ax in fig.axes)
