@@ -378,7 +378,7 @@ def check_at_sentinel(scale=None, seed: int = 0, data=None) -> Verdict:
                 f"misses a row sum by more than (1+η)².")
     elif verdict == "corrected":
         head = (f"As printed the sentinel's appended coordinate log c_i reaches {worst['max_abs_log_c']:.1f} at "
-                f"B = {worst['B']:g}, {ratio:.0f}× the entry bound B the lemma keeps.")
+                f"B = {worst['B']:g}, {ratio:.0f}× the entry bound B that the lemma claims to keep.")
     else:
         head = f"The sentinel gadget works within the entry bound B (largest log c_i / B = {ratio:.2f})."
     summary = (
