@@ -524,11 +524,12 @@ def check_at_lowrank(scale=None, seed: int = 0, data=None) -> Verdict:
     else:
         head = (f"Both the one-sided factorisation (relative error {err:.1e}) and the printed K'ᵀ = V_Qᵀ U_K V_Kᵀ "
                 f"reproduce QKᵀ.")
-    printed = ("it multiplies" if sh["printed_multiplies"] else
-               f"it multiplies a {rq}×{dq} matrix by a {nk}×{rk} one, which is undefined unless n = d")
+    printed = ("The printed K'ᵀ multiplies here" if sh["printed_multiplies"] else
+               f"The printed K'ᵀ would multiply a {rq}×{dq} matrix by a {nk}×{rk} one, a product that exists only "
+               f"when n = d")
     summary = (
-        f"{head} The factorisation has width r; as for the printed K'ᵀ, {printed}, and at n = d = {sq['n']}, where it "
-        f"multiplies, it is off by {sq['printed_rel_err']:.2f} (relative) from V_Qᵀ Kᵀ. Not checked here: the time "
+        f"{head} The factorisation has width r. {printed}; at n = d = {sq['n']}, where it exists, it is off by "
+        f"{sq['printed_rel_err']:.2f} (relative) from V_Qᵀ Kᵀ. Not checked here: the time "
         f"bound Õ(nd + n^(2−1/r)) (it rests on the fixed-dimension algorithm, AT-fixed-d) and the proof's step "
         f"O(nd·max(r_Q, r_K)) = O(nd), which needs both ranks O(1) (the one-sided factorisation avoids it); the value "
         f"matrix keeps width d = {out['rows'][0]['value_width']}, a cost the reduction does not remove.")
