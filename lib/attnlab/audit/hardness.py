@@ -469,25 +469,25 @@ def check_at_log2(scale=None, seed: int = 0, data=None) -> Verdict:
     pr = out["printed"]
     if not wrong:
         verdict = "verified"
-        head = "The printed scaling decodes every parity: e^((log 2)²) is within 1e−3 of 2 or no counterexample exists."
+        head = "The printed scaling decodes every parity: exp((log 2)²) is within 1e−3 of 2 or no counterexample exists."
         how = ""
     elif dup_ok:
         verdict = "corrected"
-        head = (f"As printed the parity gadget fails (e^((log 2)²) = {out['e_log2_sq']:.4f}, not 2; "
+        head = (f"As printed the parity gadget fails (exp((log 2)²) = {out['e_log2_sq']:.4f}, not 2; "
                 f"{pr['errors']}/{pr['total']} rows misdecided); writing every coordinate twice fixes it, "
                 f"so B = log 2 stands.")
         how = (f"The repair within the bound, every coordinate twice with entries √(log 2 / 2) = {out['B_dup']:.4f} "
-               f"< log 2 (width {out['d']} → {out['d_dup']}), gives e^(QKᵀ) = 2^(ABᵀ) exactly and misdecides "
+               f"< log 2 (width {out['d']} → {out['d_dup']}), gives exp(QKᵀ) = 2^(ABᵀ) exactly and misdecides "
                f"{out['dup']['errors']}/{out['dup']['total']} rows, with no counterexample up to n, d ≤ 3.")
     elif sqrt_ok:
         verdict = "corrected"
-        head = (f"As printed the parity gadget fails (e^((log 2)²) = {out['e_log2_sq']:.4f}, not 2); only entries "
+        head = (f"As printed the parity gadget fails (exp((log 2)²) = {out['e_log2_sq']:.4f}, not 2); only entries "
                 f"√(log 2) = {out['B_sqrt']:.4f} decode, so the theorem holds with B = √(log 2), not log 2.")
         how = (f"The √(log 2) scaling misdecides {out['sqrt']['errors']}/{out['sqrt']['total']} rows; the repair "
                f"within the bound misdecides {out['dup']['errors']}/{out['dup']['total']}.")
     else:
         verdict = "refuted"
-        head = (f"As printed the parity gadget fails (e^((log 2)²) = {out['e_log2_sq']:.4f}, not 2), and no scaling "
+        head = (f"As printed the parity gadget fails (exp((log 2)²) = {out['e_log2_sq']:.4f}, not 2), and no scaling "
                 f"tried decodes the parity.")
         how = ""
     detail = (f"Smallest counterexample to the printed decoding: d = {ce['d']}, {ce['n']} key{'s' if ce['n'] > 1 else ''} with inner "
