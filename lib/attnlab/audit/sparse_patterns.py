@@ -296,7 +296,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
     bad = []
     for part in ("full", "causal"):
         if law[part]["decided"] not in ("log L", "undecided"):
-            bad.append(f"{part}: the data decide for d ~ {law[part]['decided']}")
+            bad.append(f"the data decide for d ~ {LAW_LABELS[law[part]['decided']]} on {part} targets")
     if law["full"]["decided"] != law["causal"]["decided"] and "undecided" not in (law["full"]["decided"],
                                                                                   law["causal"]["decided"]):
         bad.append("the causal targets follow another law")
@@ -309,15 +309,17 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
     def _law(name):
         return {"undecided": "undecided", "sqrt L": "d ~ √L", "L": "d ~ L", "log L": "d ~ log L"}[name]
     lead = (f"The book's rerun of the seed's design contradicts it: {'; '.join(bad)}." if bad else
-            f"Nothing in the book's rerun of the seed's design contradicts it (16 resamples save {100 * (1 - q_mean):.0f}% "
-            f"of d; d is ≥ {far:.3g}× below the bound), but the seed's own run cannot be repeated.")
+            f"The book's rerun of the seed's design contradicts none of it (16 resamples save "
+            f"{100 * (1 - q_mean):.0f}% of d; d ≥ {far:.3g}× below the bound); the seed's run cannot be repeated.")
+    headline = (f"The book's rerun of the seed's design contradicts it: {bad[0]}"
+                + (f" (and {len(bad) - 1} more)." if len(bad) > 1 else ".")) if bad else lead
     summary = (f"{lead} The growth law decided by the lack-of-fit test (level {LOF_ALPHA}) is "
                f"'{_law(law['full']['decided'])}' for full and '{_law(law['causal']['decided'])}' for causal "
                f"targets; the fit in log L is d ≈ {fl['intercept']:.3g} + {fl['slope']:.3g}·log L (slope 95% interval "
                f"{fl['slope_lo']:.3g} to {fl['slope_hi']:.3g}). 16 resamples instead of one lower d by "
                f"{100 * (1 - q_mean):.0f}% on average and by at most {100 * (1 - q_min):.0f}%. The seed gives neither its measure, nor its precisions, nor its targets.")
     return Verdict(
-        "SP-exp", verdict, summary,
+        "SP-exp", verdict, summary, headline=headline,
         numbers=dict(decided_full=law["full"]["decided"], decided_causal=law["causal"]["decided"],
                      lof_p_full={n: f["lof_p"] for n, f in law["full"]["fits"].items()},
                      lof_p_causal={n: f["lof_p"] for n, f in law["causal"]["fits"].items()},
