@@ -633,8 +633,8 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
         f"Theorem 1 falls at the JL rate in {jl_ok} of {len(fams)}.",
         numbers=dict(shapes=shapes, well_typed=typed, families=len(fams), agree=agree, fail=fail, fits=fits,
                      fits_theorem1_form=fits_jl, theorem1_form_agree=jl_ok),
-        thresholds=dict(fail="error at k = n >= 1 (the zero output's)",
-                        agree="error at k = n < 1 and slope 95% CI upper end <= -0.25", refuted="most families fail",
+        thresholds=dict(fail="error at k = L ≥ 1 (the zero output's)",
+                        agree="error at k = L < 1 and slope 95% interval upper end ≤ −0.25", refuted="most families fail",
                         corrected="all agree, printed statement ill-typed"),
         scale=p["scale"])
 
@@ -693,8 +693,8 @@ def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(parts=parts, time_slopes={k: v["slope"] for k, v in s["time"].items()},
                      memory_slopes={k: v["slope"] for k, v in s["memory"].items()}, crossover=cr,
                      rule_of_thumb=rule18, d=d, m=p["c_m"], k=p["c_k"]),
-        thresholds=dict(exponent=f"slope ≤ 1 + {TOL_EXP} on the larger half of the n grid", tie=f"×{TIE}",
-                        faster="clearly faster at every n: verified; from some n on (or fits cross ≤ 1e6): corrected"),
+        thresholds=dict(exponent=f"slope ≤ 1 + {TOL_EXP} on the larger half of the L grid", tie=f"×{TIE}",
+                        faster="clearly faster at every L: verified; from some L on (or fits cross ≤ 1e6): corrected"),
         scale=p["scale"])
 
 
