@@ -415,8 +415,8 @@ def _sci(v, _pos=None):
 
 
 def _log_ticks(ax):
-    """Log axes whose labels never collide: minor ticks unlabelled; an axis spanning fewer than two powers of ten
-    gets labels at 1, 2 and 5 × 10ᵏ instead."""
+    """Log axes whose labels never collide: minor ticks unlabelled; an x axis spanning fewer than two powers of ten
+    (a y axis: fewer than three, its labels are stacked) gets labels at 1, 2 and 5 × 10ᵏ instead."""
     from matplotlib import ticker  # noqa: PLC0415
 
     for axis, (lo, hi), scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()),
@@ -424,7 +424,7 @@ def _log_ticks(ax):
         if scale != "log" or not (0 < lo < hi):
             continue
         decades = math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1
-        if decades < 2:
+        if decades < (2 if axis is ax.xaxis else 3):
             axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
         axis.set_major_formatter(ticker.FuncFormatter(_sci))
         axis.set_minor_formatter(ticker.NullFormatter())
