@@ -158,3 +158,73 @@ def test_check_lr_cost_refuted_by_one_method_alone():
     assert parts["linformer faster"] == "refuted" and parts["linformer time O(n)"] == "verified", parts
     assert [k for k, x in parts.items() if x != "verified"] == ["linformer faster"]
     assert v.verdict == "refuted"
+
+
+# --------------------------------------------------------------------------- presentation (issue 18)
+_PLANTED = [("check_lr_favor", _favor()), ("check_lr_favor", _favor(printed=True, unit_mean=1.0)),
+            ("check_lr_example", _example()), ("check_lr_example", _example(typical=0.15)),
+            ("check_lr_linformer", _linformer(1.4, -1.0)), ("check_lr_linformer", _linformer(0.05, -0.5)),
+            ("check_lr_cost", _cost()), ("check_lr_cost", _cost(perf_scale=1e-9)),
+            ("check_lr_cost", _cost(perf_exp=1.6, perf_scale=1e-9)), ("check_lr_cost", _cost(perf_scale=1e-2))]
+
+
+@pytest.mark.parametrize("check,planted", _PLANTED)
+def test_summary_reads_as_a_finding(check, planted):
+    """The headline is a whole first sentence (never cut), with a number; numbers rounded; one notation."""
+    import re
+
+    v = getattr(rf, check)("smoke", data=planted)
+    assert v.headline.endswith(".") and not v.headline.endswith("…"), v.headline
+    assert re.search(r"\d", v.headline), v.headline
+    assert not re.search(r"\d\.\d{5,}", v.summary), v.summary
+    assert " n = " not in v.summary and "ln " not in v.summary and "e^(" not in v.summary, v.summary
+
+
+def _texts(fig):
+    for ax in fig.axes:
+        yield ax.get_xlabel()
+        yield ax.get_ylabel()
+        leg = ax.get_legend()
+        if leg is not None:
+            yield from (t.get_text() for t in leg.get_texts())
+    for leg in fig.legends:
+        yield from (t.get_text() for t in leg.get_texts())
+
+
+def _assert_readable(fig):
+    import matplotlib.ticker as mticker
+    import numpy as np
+
+    assert fig.get_figwidth() <= 6.8 + 1e-9, fig.get_figwidth()
+    for text in _texts(fig):
+        # underscores only inside mathtext, where they are subscripts
+        outside = "".join(part for i, part in enumerate(text.split("$")) if i % 2 == 0)
+        assert "_" not in outside and "mib" not in text, text
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                assert isinstance(axis.get_minor_formatter(), mticker.NullFormatter)
+        for line in ax.get_lines():
+            if line.get_transform() is not ax.transData:
+                continue  # axhline/axvline: axes coordinates
+            for data, scale in ((line.get_xdata(), ax.get_xscale()), (line.get_ydata(), ax.get_yscale())):
+                vals = np.asarray(data, float)
+                if scale == "log" and vals.size > 1:
+                    assert not (vals[np.isfinite(vals)] <= 0).any()
+        assert len([ln for ln in ax.get_lines() if ln.get_linestyle() != "None"]) <= 8
+
+
+def test_figures_are_readable():
+    """Issue 18: widths of 3.4 in per panel, mathtext labels, no minor tick labels or zeros on log axes."""
+    import numpy as np
+
+    ids, krows, orows = _favor()
+    orows = [dict(d=d, tau=t, m=int(r * d), m_over_d=r, orthogonal=o, err=1.2 / r ** 0.1, err_max=1.5, mean_v=0.8)
+             for d in (16, 64) for t in (0.5, 1.0) for r in (0.5, 2, 8) for o in (True, False)]
+    ex = _example()
+    rng = np.random.default_rng(0)
+    h, e = np.histogram(rng.standard_normal(1000), bins=20)
+    ex["orth"].update(hist=h.tolist(), hist_edges=e.tolist())
+    for fig, _ in (rf.plot_kernel(krows), rf.plot_output(orows), rf.plot_example(ex),
+                   rf.plot_linformer(_linformer(1.4, -1.0)), rf.plot_cost(_cost())):
+        _assert_readable(fig)

@@ -117,3 +117,39 @@ def test_sp_exp_undecided_laws_are_not_a_refutation():
             r["first"] = list(np.array(r["first"]) * np.random.default_rng(r["L"]).uniform(0.3, 1.7, len(r["first"])))
     v = sp.check_sp_exp("smoke", data=noisy)
     assert v.numbers["decided_full"] == "undecided" and v.verdict == "unverifiable-here", v.summary
+
+
+# ---------------------------------------------------------------------------------------------- presentation
+@pytest.mark.parametrize("check,planted", [
+    ("check_sp_approx", (scaling(), robust())), ("check_sp_exp", scaling()), ("check_sp_exp", scaling("sqrt")),
+    ("check_sp_robust", (robust(), timing())), ("check_sp_robust", (robust(elasticity=2.0), timing())),
+    ("check_sp_tight", scaling()), ("check_sp_tight", scaling(far=1.5))])
+def test_summary_reads_as_a_finding(check, planted):
+    """Issue 18: the headline is a whole first sentence with a number; rounded numbers; log, not ln; √L in words."""
+    import re
+
+    v = getattr(sp, check)("smoke", data=planted)
+    assert v.headline.endswith(".") and not v.headline.endswith("…"), v.headline
+    assert re.search(r"\d", v.headline), v.headline
+    assert not re.search(r"\d\.\d{5,}", v.summary) and "ln L" not in v.summary and "sqrt L" not in v.summary
+
+
+def test_figures_are_readable():
+    """Issue 18: 3.4 in per panel, mathtext labels, no minor tick labels on log axes, no value <= 0 on a log axis."""
+    import matplotlib.ticker as mticker
+
+    p = dict(P, L=LS)
+    for fig, _ in (sp.plot_dimension_vs_L(scaling("L"), p), sp.plot_success_rate(scaling()),
+                   sp.plot_robustness(robust())):
+        assert fig.get_figwidth() <= 6.8 + 1e-9
+        for ax in fig.axes:
+            for text in (ax.get_xlabel(), ax.get_ylabel()):
+                assert "_" not in "".join(s for i, s in enumerate(text.split("$")) if i % 2 == 0), text
+            for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+                if scale == "log":
+                    assert isinstance(axis.get_minor_formatter(), mticker.NullFormatter)
+                    for line in ax.get_lines():
+                        if line.get_transform() is not ax.transData:
+                            continue  # axhline/axvline: axes coordinates
+                        vals = np.asarray(line.get_ydata() if axis is ax.yaxis else line.get_xdata(), float)
+                        assert not (vals[np.isfinite(vals)] <= 0).any()

@@ -525,13 +525,17 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = min(deciding, key=_ORDER.index)
     worst_err = max((x["err"] for x in at), default=float("nan"))
     best_err = min((x["err"] for x in at), default=float("nan"))
+    printed = ("the display at l. 227 is off by exp(‖q‖² + ‖k‖²)" if not ids["printed_227"]
+               else "the display at l. 227 holds too")
     summ = (
-        f"The display of l. 227 has the wrong sign (its right side is e^(|q|²+|k|²)·e^(qᵀk), SymPy), steps 1–5 derive "
-        f"the correct identity; iid and orthogonal-χ features are unbiased in {len(unb) - len(miss)} of {len(unb)} "
-        f"cases (Bonferroni 95%), unit rows of an orthogonal matrix are biased in {len(unit_biased)} of {len(unit)} "
-        f"(mean matches ₀F₁ in {unit_theory_ok}); orthogonal variance is significantly lower in {len(better)} and "
-        f"higher in {len(worse)} of {orth} cases (ratio {min(ratios.values()):.2f}–{max(ratios.values()):.2f}); "
-        f"at m = 2d–4d and τ = 1 the attention error is {best_err:.0%}–{worst_err:.0%} of ‖O‖_F.")
+        f"FAVOR+'s features are unbiased ({len(unb) - len(miss)} of {len(unb)} cases), but {printed}; unit-row "
+        f"features are biased ({len(unit_biased)} of {len(unit)}). The derivation (steps 1–5) is right. "
+        f"Checked in SymPy and over draws of ω (Bonferroni 95% intervals); the mean of unit-row features (l. 243 read "
+        f"literally) matches its ₀F₁ closed form in {unit_theory_ok} of {len(unit)} cases. Orthogonal features have a "
+        f"significantly lower variance than iid ones in {len(better)} and a higher one in {len(worse)} of {orth} "
+        f"cases (variance ratio {min(ratios.values()):.2f} to {max(ratios.values()):.2f}). Unbiased is not "
+        f"accurate: at m = 2d to 4d and τ = 1 the attention error ‖Õ − O‖_F/‖O‖_F is {best_err:.0%} to "
+        f"{worst_err:.0%}.")
     return Verdict("LR-favor", verdict, summ,
                    numbers=dict(parts=parts, notes=notes, unbiased_cases=len(unb), unbiased_missed=len(miss),
                                 unit_biased=len(unit_biased), unit_cases=len(unit), unit_theory_ok=unit_theory_ok,
@@ -565,12 +569,13 @@ def check_lr_example(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "refuted" if not arith_ok else ("verified" if close else "corrected")
     return Verdict(
         "LR-example", verdict,
-        f"The arithmetic holds ({ex['fixed']:.5f} vs printed {ex['printed_fixed']}, e^0.5 = {ex['exact']:.5f}, error "
-        f"{ex['fixed_rel_err']:.1%}); but ω = (1,0), (0,1) are unit rows of an orthogonal matrix, a draw of a biased "
-        f"estimator (its mean is {ex['unit_rows_mean']:.3f}, simulated {ex['unit']['mean']:.3f}) and of probability "
-        f"zero under FAVOR+ (χ norms): for this (q, k) the m = 2 orthogonal estimator has mean {ex['orth']['mean']:.3f} "
-        f"(95% CI {ex['orth']['mean_lo']:.3f}–{ex['orth']['mean_hi']:.3f}), median {ex['orth']['median']:.3f}, "
-        f"typical |error| {typical:.0%}, and lands within 12% of e^0.5 in {ex['orth']['within_printed']:.0%} of draws.",
+        f"The example's arithmetic is right ({ex['fixed']:.4f} against exp(0.5) = {ex['exact']:.4f}, an error of "
+        f"{ex['fixed_rel_err']:.1%}), but FAVOR+ with m = 2 errs by {typical:.0%} typically, not 12%. "
+        f"The fixed ω = (1, 0), (0, 1) are unit rows of an orthogonal matrix: a draw of a biased estimator (mean "
+        f"{ex['unit_rows_mean']:.3f}, simulated {ex['unit']['mean']:.3f}) that has probability zero under FAVOR+ "
+        f"(χ norms). For this (q, k) the m = 2 orthogonal estimator has mean {ex['orth']['mean']:.3f} (95% interval "
+        f"{ex['orth']['mean_lo']:.3f} to {ex['orth']['mean_hi']:.3f}) and median {ex['orth']['median']:.3f}, and "
+        f"lands within 12% of exp(0.5) in {ex['orth']['within_printed']:.0%} of draws.",
         numbers=dict(fixed=ex["fixed"], exact=ex["exact"], fixed_rel_err=ex["fixed_rel_err"],
                      unit_rows_mean=ex["unit_rows_mean"], unit_mean_sim=ex["unit"]["mean"],
                      orth_mean=ex["orth"]["mean"], orth_median=ex["orth"]["median"],
@@ -619,16 +624,17 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
     slopes = [v["slope"] for v in fits.values()]
     return Verdict(
         "LR-linformer", verdict,
-        f"The printed bound compares an {shapes['full'][0]}×{shapes['full'][1]} with an "
-        f"{shapes['projected'][0]}×{shapes['projected'][1]} matrix (ill-typed); at the output level, with Gaussian "
-        f"E, F of N(0, 1/k) entries, the error ‖Õ − O‖_F/‖O‖_F falls to below 1 in {agree} of {len(fams)} families "
-        f"and stays at or above 1 (the zero output's error) up to k = n in {fail} (fitted slopes {min(slopes):.2f} to {max(slopes):.2f}; at k = n it is still "
-        f"{min(errs_kmax):.2f}–{max(errs_kmax):.2f}), while the low-rank form A·RᵀR·V of the paper's Theorem 1 falls "
-        f"at the JL rate in {jl_ok} of {len(fams)}.",
+        f"Random-projection Linformer misses attention even at k = L (no compression): error ‖Õ − O‖_F/‖O‖_F "
+        f"{min(errs_kmax):.2f} to {max(errs_kmax):.2f}, ≥ 1 (the zero output's) in {fail} of {len(fams)} settings. "
+        f"The settings are (L, d, τ); the printed bound compares a {shapes['full'][0]}×{shapes['full'][1]} with a "
+        f"{shapes['projected'][0]}×{shapes['projected'][1]} matrix (ill-typed). With Gaussian E, F of N(0, 1/k) "
+        f"entries the error falls below 1 in {agree} of {len(fams)} settings (fitted slopes in log k "
+        f"{min(slopes):.2f} to {max(slopes):.2f}), while the low-rank form A·RᵀR·V of the Linformer paper's "
+        f"Theorem 1 falls at the JL rate in {jl_ok} of {len(fams)}.",
         numbers=dict(shapes=shapes, well_typed=typed, families=len(fams), agree=agree, fail=fail, fits=fits,
                      fits_theorem1_form=fits_jl, theorem1_form_agree=jl_ok),
-        thresholds=dict(fail="error at k = n >= 1 (the zero output's)",
-                        agree="error at k = n < 1 and slope 95% CI upper end <= -0.25", refuted="most families fail",
+        thresholds=dict(fail="error at k = L ≥ 1 (the zero output's)",
+                        agree="error at k = L < 1 and slope 95% interval upper end ≤ −0.25", refuted="most families fail",
                         corrected="all agree, printed statement ill-typed"),
         scale=p["scale"])
 
@@ -664,141 +670,231 @@ def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
 
     def _cx(c):
         if c["faster_from"] is not None:
-            return f"faster from n = {c['faster_from']}"
-        return f"fits cross at n ≈ {c['fit_crossing']:.3g}" if math.isfinite(c["fit_crossing"]) else "no crossing"
+            return f"faster from L = {c['faster_from']:,}"
+        return f"fits cross at L ≈ {c['fit_crossing']:.3g}" if math.isfinite(c["fit_crossing"]) else "no crossing"
+    ts = s["time"]
+    worst_lin = max(ts["performer"]["slope"], ts["performer causal"]["slope"], ts["linformer"]["slope"])
+    linear = all(v == "verified" for kp, v in parts.items() if kp.endswith("O(n)"))
+    faster = min((v for kp, v in parts.items() if kp.endswith("faster")), key=_ORDER.index)
+    lead = {"verified": "beat exact attention at every length measured",
+            "corrected": "beat exact attention only beyond a crossover",
+            "refuted": "do not beat exact attention"}[faster]
     return Verdict(
         "LR-cost", verdict,
-        f"Time exponents in n: Performer {s['time']['performer']['slope']:.2f}, causal "
-        f"{s['time']['performer causal']['slope']:.2f}, Linformer {s['time']['linformer']['slope']:.2f}, exact "
-        f"blocked {s['time']['exact']['slope']:.2f}; memory: Performer {s['memory']['performer']['slope']:.2f}, "
-        f"Linformer {s['memory']['linformer']['slope']:.2f}, dense {s['memory']['dense']['slope']:.2f}; against exact "
-        f"blocked attention (d = {d}, m = k = {p['c_m']}) Performer is {_cx(cr['performer'])}, causal "
-        f"{_cx(cr['performer causal'])}, Linformer {_cx(cr['linformer'])} (rule of thumb 18·d·ln d = {rule18:.0f}).",
+        f"Performer and Linformer {'grow at most linearly' if linear else 'grow faster than linearly'} (time "
+        f"exponents ≤ {worst_lin:.2f}) and {lead} (Performer {_cx(cr['performer'])}). "
+        f"Linformer is {_cx(cr['linformer'])}. "
+        f"Time exponents in L: Performer {ts['performer']['slope']:.2f}, causal "
+        f"{ts['performer causal']['slope']:.2f}, Linformer {ts['linformer']['slope']:.2f}, exact "
+        f"blocked {ts['exact']['slope']:.2f}; memory exponents: Performer {s['memory']['performer']['slope']:.2f}, "
+        f"Linformer {s['memory']['linformer']['slope']:.2f}, dense {s['memory']['dense']['slope']:.2f}. Against exact "
+        f"blocked attention (d = {d}, m = k = {p['c_m']}) causal Performer is {_cx(cr['performer causal'])}; the "
+        f"rule of thumb 18·d·log d gives {rule18:.0f}.",
         numbers=dict(parts=parts, time_slopes={k: v["slope"] for k, v in s["time"].items()},
                      memory_slopes={k: v["slope"] for k, v in s["memory"].items()}, crossover=cr,
                      rule_of_thumb=rule18, d=d, m=p["c_m"], k=p["c_k"]),
-        thresholds=dict(exponent=f"slope ≤ 1 + {TOL_EXP} on the larger half of the n grid", tie=f"×{TIE}",
-                        faster="clearly faster at every n: verified; from some n on (or fits cross ≤ 1e6): corrected"),
+        thresholds=dict(exponent=f"slope ≤ 1 + {TOL_EXP} on the larger half of the L grid", tie=f"×{TIE}",
+                        faster="clearly faster at every L: verified; from some L on (or fits cross ≤ 1e6): corrected"),
         scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures
+#: How the figures and tables name the laws of ω.
+KIND_LABELS = {"iid": "iid", "orth": "orthogonal, χ norms", "orth-sqrt-d": "orthogonal, √d norms",
+               "orth-unit": "orthogonal, unit rows"}
+#: How the figures and tables name the methods of the cost experiment.
+METHOD_LABELS = {"exact": "exact (blocked)", "exact causal": "exact causal (blocked)", "performer": "Performer",
+                 "performer causal": "Performer causal", "linformer": "Linformer", "dense": "exact dense"}
+_ERR = r"$\|\tilde O - O\|_F\,/\,\|O\|_F$"
+
+
+def _sci(v, _pos=None):
+    """A tick label: plain between 1e-3 and 1e5, otherwise m×10ⁿ in mathtext."""
+    if v <= 0:
+        return ""
+    if 1e-3 <= v < 1e5:
+        return f"{v:g}"
+    e = math.floor(math.log10(v) + 1e-9)
+    mant = v / 10**e
+    return rf"$10^{{{e}}}$" if abs(mant - 1) < 1e-6 else rf"${mant:g}\times10^{{{e}}}$"
+
+
+def _log_ticks(ax):
+    """Log axes whose labels never collide: minor ticks unlabelled; an x axis spanning fewer than two powers of ten
+    (a y axis: fewer than three, its labels are stacked) gets labels at 1, 2 and 5 × 10ᵏ instead."""
+    from matplotlib import ticker  # noqa: PLC0415
+
+    for axis, (lo, hi), scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()),
+                                  (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
+        if scale != "log" or not (0 < lo < hi):
+            continue
+        decades = math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1
+        if decades < (2 if axis is ax.xaxis else 3):
+            axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ticker.FuncFormatter(_sci))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _legend_below(fig, handles, labels, ncol):
+    """One legend for the whole figure, under its axes (never over a curve)."""
+    fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=7,
+               handlelength=2.2, columnspacing=1.2)
+
+
 def plot_kernel(rows):
-    """Left: mean of φ(q)ᵀφ(k)/e^{qᵀk} with 95% intervals per kind (unit rows biased, the rest at 1).
-    Right: variance of the ratio against m, iid (with the closed form) and orthogonal, one line per |q+k|²."""
+    """Left: mean of φ(q)ᵀφ(k)/e^{qᵀk} with 95% intervals per law of ω (unit rows biased, the rest at 1), at the
+    largest m. Right: variance of the ratio against m, iid (with the closed form, dotted) and orthogonal, for the two
+    cases of largest ‖q + k‖²."""
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
     from ..plotting import figure  # noqa: PLC0415
 
-    fig, (a1, a2) = figure(ncols=2, width=6.4, height=2.6)
+    fig, (a1, a2) = figure(ncols=2, width=3.4, height=2.6)
     data = {}
     mmax = max(x["m"] for x in rows)
+    cases = sorted({(x["r"], x["cos"]) for x in rows})
     for i, kind in enumerate(KINDS):
-        rs = [x for x in rows if x["kind"] == kind and x["m"] == mmax]
-        xs = np.arange(len(rs)) + 0.15 * i
+        rs = sorted((x for x in rows if x["kind"] == kind and x["m"] == mmax), key=lambda x: (x["r"], x["cos"]))
+        xs = np.arange(len(rs)) + 0.15 * (i - 1.5)
         a1.errorbar(xs, [x["mean"] for x in rs], yerr=[[x["mean"] - x["mean_lo"] for x in rs],
-                                                        [x["mean_hi"] - x["mean"] for x in rs]], fmt="o", label=kind)
+                                                        [x["mean_hi"] - x["mean"] for x in rs]], fmt="o", ms=3,
+                    label=KIND_LABELS[kind])
         data[f"mean_{kind}"] = [x["mean"] for x in rs]
     a1.axhline(1, color="k", lw=1, ls=":")
-    a1.set_xlabel(f"(|q| = |k|, cos) case, m = {mmax}")
-    a1.set_ylabel("mean of estimate / exp(qᵀk)")
-    a1.legend(fontsize=6)
-    cases = sorted({(x["r"], x["cos"]) for x in rows})
+    a1.set_xticks(range(len(cases)), [f"{r:g}, {c:g}".replace("-", "−") for r, c in cases], fontsize=6,
+                  rotation=30)
+    a1.set_xlabel(rf"$\|q\| = \|k\|$, $\cos\theta$  ($m = {mmax}$)")
+    a1.set_ylabel(r"mean of $\phi(q)^\top\phi(k)\,/\,e^{q^\top k}$")
+    a1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=2, fontsize=6, handlelength=1.2)
     for j, (r, c) in enumerate(cases[-2:]):
         for kind, ls in (("iid", "-"), ("orth", "--")):
             rs = sorted((x for x in rows if x["kind"] == kind and (x["r"], x["cos"]) == (r, c)), key=lambda x: x["m"])
-            a2.loglog([x["m"] for x in rs], [x["var"] for x in rs], "o" + ls, color=f"C{j}",
-                      label=f"{kind}, |q+k|²={rs[0]['s2']:.2f}")
+            a2.loglog([x["m"] for x in rs], [x["var"] for x in rs], "o" + ls, ms=3, color=f"C{j + 4}")
             data[f"var_{kind}_{r}_{c}"] = [x["var"] for x in rs]
         rs = sorted((x for x in rows if x["kind"] == "iid" and (x["r"], x["cos"]) == (r, c)), key=lambda x: x["m"])
         a2.loglog([x["m"] for x in rs], [x["var_theory_iid"] for x in rs], ":", color="k", lw=1)
-    a2.set_xlabel("features m")
+    s2 = {(x["r"], x["cos"]): x["s2"] for x in rows}
+    handles = [Line2D([], [], color=f"C{j + 4}", lw=2) for j in range(len(cases[-2:]))]
+    labels = [rf"$\|q+k\|^2 = {s2[cs]:.2f}$" for cs in cases[-2:]]
+    handles += [Line2D([], [], color="0.3", ls="-"), Line2D([], [], color="0.3", ls="--"),
+                Line2D([], [], color="k", ls=":", lw=1)]
+    labels += ["iid", "orthogonal, χ norms", "closed form (iid)"]
+    a2.set_xlabel("features $m$")
     a2.set_ylabel("variance of the ratio")
-    a2.legend(fontsize=5)
+    _log_ticks(a2)
+    a2.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, fontsize=6,
+              handlelength=2.2)
     fig.tight_layout()
     return fig, data
 
 
 def plot_output(rows):
     """Attention output error relative to ‖O‖_F against m/d, per temperature multiplier τ (orthogonal features),
-    with the error of the trivial output 'mean of V' dotted."""
+    one panel per d, with the error of the trivial output 'mean of V' dotted and the seed's m = 2d–4d shaded."""
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+    from matplotlib.patches import Patch  # noqa: PLC0415
+
     from ..plotting import figure  # noqa: PLC0415
 
     ds = sorted({x["d"] for x in rows})
-    fig, axes = figure(ncols=len(ds), width=3.2 * len(ds), height=2.5)
+    taus = sorted({x["tau"] for x in rows})
+    fig, axes = figure(ncols=len(ds), width=3.4, height=2.5, sharey=True)
     axes = np.atleast_1d(axes)
     data = {}
     for ax, d in zip(axes, ds):
-        for j, tau in enumerate(sorted({x["tau"] for x in rows})):
+        for j, tau in enumerate(taus):
             rs = sorted((x for x in rows if x["d"] == d and x["tau"] == tau and x["orthogonal"]),
                         key=lambda x: x["m"])
-            ax.loglog([x["m_over_d"] for x in rs], [x["err"] for x in rs], "o-", color=f"C{j}", label=f"τ = {tau:g}")
+            ax.loglog([x["m_over_d"] for x in rs], [x["err"] for x in rs], "o-", ms=3, color=f"C{j}")
             ax.axhline(rs[0]["mean_v"], color=f"C{j}", ls=":", lw=1)
             data[f"err_d{d}_tau{tau}"] = [x["err"] for x in rs]
         ax.axvspan(2, 4, color="0.9", zorder=0)
-        ax.set_xlabel(f"m / d  (d = {d})")
-        ax.set_ylabel("‖Õ − O‖_F / ‖O‖_F")
-    axes[0].legend(fontsize=6)
-    fig.tight_layout()
+        ax.set_xlabel(f"$m / d$  ($d = {d}$)")
+        _log_ticks(ax)
+    axes[0].set_ylabel(_ERR)
+    handles = [Line2D([], [], color=f"C{j}", marker="o", ms=3) for j in range(len(taus))]
+    labels = [rf"$\tau = {t:g}$" for t in taus]
+    handles += [Line2D([], [], color="0.3", ls=":", lw=1), Patch(color="0.9")]
+    labels += ["mean of $V$ (same colour)", "$m = 2d$ to $4d$"]
+    _legend_below(fig, handles, labels, ncol=len(handles))
     return fig, data
 
 
 def plot_example(ex):
-    """Histogram of log φ(q)ᵀφ(k) for the worked example's (q, k) at m = 2 (orthogonal, χ norms), with e^0.5, the
-    printed 1.4478, and the estimator's mean and median."""
+    """Histogram of the m = 2 orthogonal (χ norms) estimate φ(q)ᵀφ(k) for the worked example's (q, k), on a log
+    axis, with e^0.5, the seed's fixed-ω value and the estimator's median."""
     from ..plotting import figure  # noqa: PLC0415
 
-    fig, ax = figure()
+    fig, ax = figure(height=2.4)
     h, e = np.array(ex["orth"]["hist"]), np.array(ex["orth"]["hist_edges"])
-    ax.stairs(h / h.sum() / np.diff(e), np.exp(e), fill=True, alpha=0.5, label="m = 2 orthogonal")
+    ax.stairs(h / h.sum() / np.diff(e), np.exp(e), fill=True, alpha=0.5, label="$m = 2$ orthogonal features")
     ax.set_xscale("log")
-    for val, lab, ls in ((ex["exact"], "exp(0.5)", "-"), (ex["fixed"], "fixed ω (printed)", "--"),
-                         (ex["orth"]["median"], "median", ":")):
+    for val, lab, ls in ((ex["exact"], r"exact $e^{0.5}$", "-"), (ex["fixed"], r"the tutorial's fixed $\omega$", "--"),
+                         (ex["orth"]["median"], "median of the estimate", ":")):
         ax.axvline(val, color="k", ls=ls, lw=1, label=lab)
-    ax.set_xlabel("estimate φ(q)ᵀφ(k)")
-    ax.set_ylabel("density of log estimate")
-    ax.legend(fontsize=6)
+    ax.set_xlabel(r"estimate $\phi(q)^\top\phi(k)$")
+    ax.set_ylabel("density of its logarithm")
+    _log_ticks(ax)
     fig.tight_layout()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, fontsize=7)
     return fig, dict(density=(h / h.sum()).tolist(), edges=e.tolist())
 
 
 def plot_linformer(res):
-    """Output error of random-projection Linformer against k (solid) and of A·RᵀR·V (dashed), per family."""
+    """Output error against k at τ = 1, one curve per (L, d): random-projection Linformer (left) and the low-rank
+    form A·RᵀR·V of the Linformer paper's Theorem 1 (right); the dotted line is the error 1 of the zero output."""
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
     from ..plotting import figure  # noqa: PLC0415
 
     rows = res["rows"]
-    fig, ax = figure(width=3.6, height=2.7)
+    fig, (a1, a2) = figure(ncols=2, width=3.4, height=2.5, sharey=True)
     data = {}
     fams = sorted({(x["n"], x["d"], x["tau"]) for x in rows if x["tau"] == 1.0})
     for j, fam in enumerate(fams):
         rs = sorted((x for x in rows if (x["n"], x["d"], x["tau"]) == fam), key=lambda x: x["k"])
         ks = [x["k"] for x in rs]
-        ax.loglog(ks, [x["err"] for x in rs], "o-", color=f"C{j}", label=f"n={fam[0]}, d={fam[1]}")
-        ax.loglog(ks, [x["err_jl"] for x in rs], "s--", color=f"C{j}", lw=1)
-        data[f"k_{fam}"], data[f"err_{fam}"], data[f"errjl_{fam}"] = ks, [x["err"] for x in rs], [x["err_jl"] for x in rs]
-    ax.set_xlabel("projected length k")
-    ax.set_ylabel("‖Õ − O‖_F / ‖O‖_F")
-    ax.legend(fontsize=6)
-    fig.tight_layout()
+        a1.loglog(ks, [x["err"] for x in rs], "o-", ms=3, color=f"C{j}")
+        a2.loglog(ks, [x["err_jl"] for x in rs], "s--", ms=3, color=f"C{j}")
+        key = f"L{fam[0]}_d{fam[1]}"
+        data[f"k_{key}"], data[f"err_{key}"], data[f"err_ARRV_{key}"] = ks, [x["err"] for x in rs], \
+            [x["err_jl"] for x in rs]
+    for ax, what in ((a1, r"Linformer $\mathrm{softmax}(\beta Q(EK)^\top)\,FV$"), (a2, r"$A\,R^\top R\,V$")):
+        ax.axhline(1, color="k", ls=":", lw=1)
+        ax.set_xlabel(f"projected length $k$\n{what}")
+        _log_ticks(ax)
+    a1.set_ylabel(_ERR)
+    handles = [Line2D([], [], color=f"C{j}", lw=2) for j in range(len(fams))] + [Line2D([], [], color="k", ls=":",
+                                                                                        lw=1)]
+    labels = [f"$L = {f[0]}$, $d = {f[1]}$" for f in fams] + ["zero output"]
+    _legend_below(fig, handles, labels, ncol=3)
     return fig, data
 
 
 def plot_cost(rows):
-    """Median time (left) and peak traced memory (right) against n for exact, Performer and Linformer."""
+    """User CPU time per call (left) and peak traced memory (right) against L for exact, Performer and Linformer."""
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
     from ..plotting import figure  # noqa: PLC0415
 
-    fig, (a1, a2) = figure(ncols=2, width=6.4, height=2.6)
+    fig, (a1, a2) = figure(ncols=2, width=3.4, height=2.5)
     data = {}
-    for meth in sorted({x["method"] for x in rows}):
+    methods = [m for m in METHOD_LABELS if any(x["method"] == m for x in rows)]
+    for j, meth in enumerate(methods):
         rs = sorted((x for x in rows if x["method"] == meth), key=lambda x: x["n"])
         ns = [x["n"] for x in rs]
         if rs[0]["seconds"] is not None:
-            a1.loglog(ns, [x["seconds"] for x in rs], "o-", label=meth)
-            data[f"s_{meth}"] = [x["seconds"] for x in rs]
-        a2.loglog(ns, [x["peak_bytes"] / 2**20 for x in rs], "o-", label=meth)
-        data[f"n_{meth}"], data[f"mib_{meth}"] = ns, [x["peak_bytes"] / 2**20 for x in rs]
-    a1.set_xlabel("sequence length n")
-    a1.set_ylabel("median time (s)")
-    a2.set_xlabel("sequence length n")
+            a1.loglog(ns, [x["seconds"] for x in rs], "o-", ms=3, color=f"C{j}")
+            data[f"seconds_{meth}"] = [x["seconds"] for x in rs]
+        a2.loglog(ns, [x["peak_bytes"] / 2**20 for x in rs], "o-", ms=3, color=f"C{j}")
+        data[f"L_{meth}"], data[f"peak_MiB_{meth}"] = ns, [x["peak_bytes"] / 2**20 for x in rs]
+    a1.set_ylabel("user CPU time per call (s)")
     a2.set_ylabel("peak traced memory (MiB)")
-    a1.legend(fontsize=5)
-    fig.tight_layout()
+    for ax in (a1, a2):
+        ax.set_xlabel("sequence length $L$")
+        _log_ticks(ax)
+    handles = [Line2D([], [], color=f"C{j}", marker="o", ms=3) for j in range(len(methods))]
+    labels = [METHOD_LABELS[m] + (" (memory only)" if m == "dense" else "") for m in methods]
+    _legend_below(fig, handles, labels, ncol=3)
     return fig, data

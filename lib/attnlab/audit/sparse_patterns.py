@@ -264,10 +264,11 @@ def check_sp_approx(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "verified"
     return Verdict(
         "SP-approx", verdict,
-        f"In {len(found)} of {len(inst)} instances (random targets, full and causal, several k, γ, ε) the construction "
-        f"reached the precision with success rate ≥ 1/2; the largest smallest-working d is {worst:.3g} of the proof's "
-        f"bound ({above} instances above it, {failed_tested} failures searched past the bound, {untested} failures "
-        f"not searched as far as the bound).",
+        f"The construction reached the precision in {len(found)} of {len(inst)} instances, always at a d of at most "
+        f"{worst:.3g} times the proof's bound. "
+        f"Instances: random targets, full and causal, over several k, γ and ε; success means a success rate of one "
+        f"draw ≥ 1/2. {above} instances needed a d above the bound, {failed_tested} failed although searched past "
+        f"it, and {untested} failed with the search stopped below it.",
         numbers=dict(instances=len(inst), succeeded=len(found), above_bound=above, failed_past_bound=failed_tested,
                      failed_below_bound=untested, max_dmin_over_bound=worst),
         thresholds=dict(verified="every instance succeeds at some d <= its bound",
@@ -295,7 +296,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
     bad = []
     for part in ("full", "causal"):
         if law[part]["decided"] not in ("log L", "undecided"):
-            bad.append(f"{part}: the data decide for d ~ {law[part]['decided']}")
+            bad.append(f"the data decide for d ~ {LAW_LABELS[law[part]['decided']]} on {part} targets")
     if law["full"]["decided"] != law["causal"]["decided"] and "undecided" not in (law["full"]["decided"],
                                                                                   law["causal"]["decided"]):
         bad.append("the causal targets follow another law")
@@ -305,15 +306,20 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
         bad.append(f"d is only {far:.3g}× below the bound")
     verdict = "refuted" if bad else "unverifiable-here"
     fl = law["full"]["fits"]["log L"]
-    summary = (f"The seed's own experiment cannot be rerun exactly; on the book's rerun of its design the growth law "
-               f"decided (lack-of-fit at {LOF_ALPHA}) is '{law['full']['decided']}' for full and "
-               f"'{law['causal']['decided']}' for causal targets (d ≈ {fl['intercept']:.3g} + {fl['slope']:.3g}·ln L, "
-               f"slope 95% CI [{fl['slope_lo']:.3g}, {fl['slope_hi']:.3g}]), 16 resamples instead of one lower d by "
-               f"{100 * (1 - q_mean):.0f}% on average (at most {100 * (1 - q_min):.0f}%), and d is at least {far:.3g}× "
-               "below the bound"
-               + (f"; contradicted: {'; '.join(bad)}." if bad else "."))
+    def _law(name):
+        return {"undecided": "undecided", "sqrt L": "d ~ √L", "L": "d ~ L", "log L": "d ~ log L"}[name]
+    lead = (f"The book's rerun of the seed's design contradicts it: {'; '.join(bad)}." if bad else
+            f"The book's rerun of the seed's design contradicts none of it (16 resamples save "
+            f"{100 * (1 - q_mean):.0f}% of d; d ≥ {far:.3g}× below the bound); the seed's run cannot be repeated.")
+    headline = (f"The book's rerun of the seed's design contradicts it: {bad[0]}"
+                + (f" (and {len(bad) - 1} more)." if len(bad) > 1 else ".")) if bad else lead
+    summary = (f"{lead} The growth law decided by the lack-of-fit test (level {LOF_ALPHA}) is "
+               f"'{_law(law['full']['decided'])}' for full and '{_law(law['causal']['decided'])}' for causal "
+               f"targets; the fit in log L is d ≈ {fl['intercept']:.3g} + {fl['slope']:.3g}·log L (slope 95% interval "
+               f"{fl['slope_lo']:.3g} to {fl['slope_hi']:.3g}). 16 resamples instead of one lower d by "
+               f"{100 * (1 - q_mean):.0f}% on average and by at most {100 * (1 - q_min):.0f}%. The seed gives neither its measure, nor its precisions, nor its targets.")
     return Verdict(
-        "SP-exp", verdict, summary,
+        "SP-exp", verdict, summary, headline=headline,
         numbers=dict(decided_full=law["full"]["decided"], decided_causal=law["causal"]["decided"],
                      lof_p_full={n: f["lof_p"] for n, f in law["full"]["fits"].items()},
                      lof_p_causal={n: f["lof_p"] for n, f in law["causal"]["fits"].items()},
@@ -344,10 +350,11 @@ def check_sp_robust(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "verified" if poly and robust else "refuted"
     return Verdict(
         "SP-robust", verdict,
-        f"Time of the whole algorithm grows like L^{tf.slope:.2f} (95% CI [{tf.slope_lo:.2f}, {tf.slope_hi:.2f}]); all "
-        f"{len(g)} (k, γ, ε) configurations succeed ({fails} failures) with d varying {span:.3g}-fold, elasticity of d "
-        f"in the theory's factor max‖B_i‖²/η² {ef.slope:.2f} (95% CI [{ef.slope_lo:.2f}, {ef.slope_hi:.2f}]): robust "
-        "in the sense that it always works, with d growing as the norm of B, not insensitive to k and γ.",
+        f"The algorithm runs in time growing like L^{tf.slope:.2f} and succeeded in {len(g) - fails} of {len(g)} "
+        f"(k, γ, ε) configurations, but the d it needs varies {span:.3g}-fold with them. "
+        f"Time exponent 95% interval {tf.slope_lo:.2f} to {tf.slope_hi:.2f}; the elasticity of d in the theory's factor "
+        f"max‖B_i‖²/η² is {ef.slope:.2f} (95% interval {ef.slope_lo:.2f} to {ef.slope_hi:.2f}): robust in the sense "
+        "that it always works, with d growing as the norm of B, not insensitive to k and γ.",
         numbers=dict(time_exponent=tf.slope, time_exponent_ci=[tf.slope_lo, tf.slope_hi], runs_succeeded=all_ok,
                      configs=len(g), failures=fails, elasticity=ef.slope, elasticity_ci=[ef.slope_lo, ef.slope_hi],
                      d_span=span),
@@ -378,9 +385,10 @@ def check_sp_tight(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "refuted"
     return Verdict(
         "SP-tight", verdict,
-        f"The bound exceeds the smallest working d by {lo:.3g}× to {hi:.3g}×, and its slope in ln L "
-        f"({bslope:.3g}) is {bslope / law['slope']:.3g}× the measured one ({law['slope']:.3g}): a gap to an upper bound "
-        "measures the bound's slack and cannot verify tightness; what holds is that the bound is loose by that factor.",
+        f"The proof's bound exceeds the smallest working d by {lo:.3g}× to {hi:.3g}×: a gap to an upper bound measures "
+        f"the bound's slack and cannot show that it is tight. "
+        f"The bound's slope in log L ({bslope:.3g}) is {bslope / law['slope']:.3g}× the measured one "
+        f"({law['slope']:.3g}); what holds is that the bound is loose by that factor.",
         numbers=dict(min_bound_over_d=lo, max_bound_over_d=hi, bound_log_slope=bslope, measured_log_slope=law["slope"],
                      slope_ratio=bslope / law["slope"]),
         thresholds=dict(refuted=f"bound/d < 1 anywhere (bound fails), or <= {GAP} somewhere (not far below)",
@@ -390,11 +398,45 @@ def check_sp_tight(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 # ------------------------------------------------------------------------------------------------ figures
+#: How the figures and tables write the growth laws.
+LAW_LABELS = {"log L": "log L", "sqrt L": "√L", "L": "L", "undecided": "undecided"}
+_LAW_TEX = {"log L": r"$a + b\,\log L$", "sqrt L": r"$a + b\sqrt{L}$", "L": r"$a + bL$"}
+
+
+def _sci(v, _pos=None):
+    """A tick label: plain between 1e-3 and 1e5, otherwise m×10ⁿ in mathtext."""
+    if v <= 0:
+        return ""
+    if 1e-3 <= v < 1e5:
+        return f"{v:g}"
+    e = math.floor(math.log10(v) + 1e-9)
+    mant = v / 10**e
+    return rf"$10^{{{e}}}$" if abs(mant - 1) < 1e-6 else rf"${mant:g}\times10^{{{e}}}$"
+
+
+def _log_ticks(ax):
+    """Log axes whose labels never collide: minor ticks unlabelled; an x axis spanning fewer than two powers of ten
+    (a y axis: fewer than three, its labels are stacked) gets labels at 1, 2 and 5 × 10ᵏ instead."""
+    from matplotlib import ticker  # noqa: PLC0415
+
+    for axis, (lo, hi), scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()),
+                                  (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
+        if scale != "log" or not (0 < lo < hi):
+            continue
+        decades = math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1
+        if decades < (2 if axis is ax.xaxis else 3):
+            axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ticker.FuncFormatter(_sci))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def plot_dimension_vs_L(sc, p):
-    """d (per target, and per draw as dots) against L with the three fitted laws, the bound and d = L."""
+    """Smallest working d (median over targets, and per-draw first successes as grey dots) against L with the three
+    fitted laws, the proof's bound and d = L; full targets left, causal right. Fitted values ≤ 0 are not drawn
+    (log axis)."""
     from attnlab.plotting import figure  # noqa: PLC0415
 
-    fig, axes = figure(2, 1, width=6.8, height=2.6)
+    fig, axes = figure(2, 1, width=3.4, height=2.6, sharey=True)
     data = {}
     for ax, part in zip(axes, ("full", "causal")):
         rows = sc[part]
@@ -403,61 +445,74 @@ def plot_dimension_vs_L(sc, p):
         xs = np.geomspace(Ls.min(), Ls.max(), 50)
         for r in rows:
             fin = [f for f in r["first"] if math.isfinite(f)]
-            ax.plot([r["L"]] * len(fin), fin, ".", color="0.7", ms=2)
+            ax.plot([r["L"]] * len(fin), fin, ".", color="0.7", ms=2, label="first success of one draw")
         med = _median_dmin(rows)
-        ax.plot(list(med), list(med.values()), "o", color="k", label="smallest working d (median)")
-        for name, f in LAWS.items():
+        ax.plot(list(med), list(med.values()), "o", color="k", label="smallest working $d$ (median)", zorder=3)
+        for j, (name, f) in enumerate(LAWS.items()):
             ft = law["fits"][name]
-            ax.plot(xs, ft["intercept"] + ft["slope"] * f(xs), label=f"fit: {name}", lw=1)
+            ys = ft["intercept"] + ft["slope"] * f(xs)
+            ax.plot(xs, np.where(ys > 0, ys, np.nan), lw=1.2, color=f"C{j}", label=f"fit {_LAW_TEX[name]}")
         bnd = [_bound(p, L, p["k"], p["gamma"], part == "causal") for L in Ls]
-        ax.plot(Ls, bnd, "--", color="k", lw=1, label="proof's bound")
-        ax.plot(xs, xs, ":", color="k", lw=1, label="d = L (exact)")
+        ax.plot(Ls, bnd, "--", color="k", lw=1, label="the proof's bound")
+        ax.plot(xs, xs, ":", color="k", lw=1, label="$d = L$ (exact)")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("sequence length L")
-        ax.set_ylabel(f"d ({part} targets)")
+        ax.set_xlabel(f"sequence length $L$ ({part} targets)")
+        _log_ticks(ax)
         data[f"L_{part}"] = list(med)
         data[f"d_{part}"] = list(med.values())
         data[f"bound_{part}"] = bnd
-    axes[0].legend(fontsize=5)
+    axes[0].set_ylabel("smallest working $d$")
+    handles, labels = axes[0].get_legend_handles_labels()
+    seen = {}
+    for h, lab in zip(handles, labels):
+        seen.setdefault(lab, h)
+    fig.tight_layout()
+    fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7)
     return fig, data
 
 
 def plot_success_rate(sc):
-    """Success rate of one draw against d, one curve per target (full targets)."""
+    """Success rate of one draw against d, one curve per random target, coloured by L (full targets)."""
     from attnlab.plotting import figure  # noqa: PLC0415
 
     fig, ax = figure()
     data = {}
-    for r in sc["full"]:
-        ax.plot(r["dims"], r["phat"], "-o", ms=2, lw=1, label=f"L = {r['L']}")
-        data[f"d_L{r['L']}"] = r["dims"]
-        data[f"p_L{r['L']}"] = r["phat"]
+    Ls = sorted({r["L"] for r in sc["full"]})
+    for i, r in enumerate(sc["full"]):
+        j = Ls.index(r["L"])
+        ax.plot(r["dims"], r["phat"], "-o", ms=2, lw=1, color=f"C{j}", label=f"$L = {r['L']}$")
+        data[f"d_L{r['L']}_target{i}"] = r["dims"]
+        data[f"p_L{r['L']}_target{i}"] = r["phat"]
     ax.axhline(0.5, color="k", lw=0.8, ls=":")
     ax.set_xscale("log")
-    ax.set_xlabel("projection dimension d")
+    ax.set_xlabel("projection dimension $d$")
     ax.set_ylabel("success rate of one draw")
+    _log_ticks(ax)
     handles, labels = ax.get_legend_handles_labels()
     seen = {}
     for h, lab in zip(handles, labels):
         seen.setdefault(lab, h)
-    ax.legend(seen.values(), seen.keys(), fontsize=5)
+    ax.legend(seen.values(), seen.keys(), loc="lower right", fontsize=7)
+    fig.tight_layout()
     return fig, data
 
 
 def plot_robustness(rob):
-    """Smallest working d against the theory's factor max ||B_i||²/η², one point per (k, γ, ε)."""
+    """Smallest working d against the theory's factor max ||B_i||²/η², one point per (k, γ, ε), coloured by k."""
     from attnlab.plotting import figure  # noqa: PLC0415
 
     fig, ax = figure()
     g = [r for r in rob if r["projection"] == "gaussian" and math.isfinite(r["dmin"])]
     for k in sorted({r["k"] for r in g}):
         pts = [r for r in g if r["k"] == k]
-        ax.plot([r["factor"] for r in pts], [r["dmin"] for r in pts], "o", label=f"k = {k}")
+        ax.plot([r["factor"] for r in pts], [r["dmin"] for r in pts], "o", label=f"$k = {k}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("max$_i$ ‖B$_i$‖² / η²")
-    ax.set_ylabel("smallest working d")
-    ax.legend()
+    ax.set_xlabel(r"$\mathrm{max}_i\,\|B_i\|^2/\eta^2$")
+    ax.set_ylabel("smallest working $d$")
+    _log_ticks(ax)
+    ax.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
     return fig, dict(factor=[r["factor"] for r in g], dmin=[r["dmin"] for r in g], k=[r["k"] for r in g],
                      gamma=[r["gamma"] for r in g], eps1=[r["eps1"] for r in g], eps2=[r["eps2"] for r in g])
