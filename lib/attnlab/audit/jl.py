@@ -608,14 +608,23 @@ def check_pda_def(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 # --------------------------------------------------------------------------- figures
-def _log_axis(axis, *, base: int = 10, integers: bool = False):
-    """Decade (or power-of-``base``) ticks only, no minor tick labels: labels never collide."""
-    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter  # noqa: PLC0415
+def _log_axis(axis):
+    """Ticks of a log axis that never collide; call after the data are drawn.
 
-    axis.set_major_locator(LogLocator(base=base, numticks=7))
+    Spanning 1.5 decades or more: labels at powers of ten only (no minor tick labels). Less: labels at 1, 2, 3 and 5
+    times powers of ten, so that the axis is never left with a single label."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter  # noqa: PLC0415
+
+    lo, hi = sorted(axis.get_view_interval())
+    if lo > 0 and math.log10(hi / lo) < 1.5:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+        if 1e-3 <= lo and hi < 1e4:
+            axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        else:
+            axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+    else:
+        axis.set_major_locator(LogLocator(base=10, numticks=7))
     axis.set_minor_formatter(NullFormatter())
-    if integers:
-        axis.set_major_formatter(StrMethodFormatter("{x:.0f}"))
 
 
 def _m_axis(ax, ms):
@@ -656,10 +665,11 @@ def plot_tail_vs_c(m_eps_pairs, n_c: int = 41):
         ax.plot(cs, _positive(t), label=rf"$m = {m},\ \varepsilon = {eps}$")
     ax.set_yscale("log")
     _log_axis(ax.yaxis)
+    ax.set_xticks([-1, -0.5, 0, 0.5, 1])
     ax.set_xlabel(r"inner product $c = \langle u, v\rangle$")
     ax.set_ylabel(r"$\Pr(|\langle Pu, Pv\rangle - c| \geq \varepsilon)$")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(m_eps_pairs), handlelength=1.5,
-              columnspacing=1.0)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(m_eps_pairs), handlelength=1.2,
+              columnspacing=0.8)
     return fig, data
 
 
@@ -688,11 +698,12 @@ def plot_tail_vs_m(rows):
         bx.plot(m, _positive(tail / np.array([r["bound"] for r in rs])), color=col, ls="--")
         bx.plot(m, _positive(tail / np.array([r["chernoff"] for r in rs])), color=col, ls=":")
     ms = [r["m"] for r in rows]
+    ax.set_yscale("log")
+    bx.set_yscale("log")
+    ax.set_ylim(1e-12, 5)
     for a in (ax, bx):
         _m_axis(a, ms)
-        a.set_yscale("log")
         _log_axis(a.yaxis)
-    ax.set_ylim(1e-12, 5)
     ax.set_ylabel("worst-pair tail probability")
     bx.set_ylabel("exact tail / bound")
     eps_handles = [Line2D([], [], color=colours[e], label=rf"$\varepsilon = {e:g}$") for e in shown]

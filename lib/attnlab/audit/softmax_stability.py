@@ -589,10 +589,21 @@ def check_pda_amplify(scale=None, seed=0, data=None) -> Verdict:
 
 
 def _log_axis(axis):
-    """Decade ticks only, no minor tick labels: labels never collide."""
-    from matplotlib.ticker import LogLocator, NullFormatter  # noqa: PLC0415
+    """Ticks of a log axis that never collide; call after the data are drawn.
 
-    axis.set_major_locator(LogLocator(base=10, numticks=7))
+    Spanning 1.5 decades or more: labels at powers of ten only (no minor tick labels). Less: labels at 1, 2, 3 and 5
+    times powers of ten, so that the axis is never left with a single label."""
+    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter  # noqa: PLC0415
+
+    lo, hi = sorted(axis.get_view_interval())
+    if lo > 0 and math.log10(hi / lo) < 1.5:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+        if 1e-3 <= lo and hi < 1e4:
+            axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        else:
+            axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+    else:
+        axis.set_major_locator(LogLocator(base=10, numticks=7))
     axis.set_minor_formatter(NullFormatter())
 
 
@@ -631,7 +642,7 @@ def plot_amplify(amp):
     b.plot(pr["s"], _positive(pr["row_l1"]), "s-", label=r"row $\ell_1$ error of $\tilde A$ (median)")
     b.plot(pr["s"], _positive(pr["ratio"]), "^--", label=r"largest $\ell_1 / \|h\|_\infty$")
     b.set(xscale="log", yscale="log", xlabel="logit scale $s$", ylabel="error")
-    b.legend(loc="upper left")
+    b.legend(loc="lower left")
     for ax in (a, b):
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis)
@@ -721,6 +732,7 @@ def plot_chain(rows, perturbation="random"):
         ax.set(xscale="log", yscale="log", xlabel="sequence length $L$", ylabel=lab)
         _log_axis(ax.xaxis)
         _log_axis(ax.yaxis)
-    axes[0].legend(loc="lower left")
     fig.tight_layout()
+    handles, labels_ = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels_, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=5)
     return fig, data
