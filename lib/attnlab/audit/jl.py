@@ -426,11 +426,11 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = _dimension_verdict(rows, ratio)
     n, n_cert = len(rows), sum(r["certified"] for r in rows)
     if verdict == "loose":
-        head = (f"The stated m ≥ (8d/ε²)·log(2L/δ) suffices but is loose: random keys need at most {ratio:.2f} of it, "
-                f"and the sharper Chernoff bound certifies it at all {n} lengths L.")
+        head = (f"The stated m ≥ (8d/ε²)·log(2L/δ) suffices but is loose: random keys need at most {ratio:.2f} of it. "
+                f"The sharper Chernoff bound certifies it at all {n} lengths L.")
     elif verdict == "verified":
         head = (f"The stated m ≥ (8d/ε²)·log(2L/δ) suffices: the sharper Chernoff bound certifies it at all {n} "
-                f"lengths L, and random keys need {ratio:.2f} of it.")
+                f"lengths L. Random keys need {ratio:.2f} of it.")
     elif verdict == "corrected":
         head = (f"The stated m ≥ (8d/ε²)·log(2L/δ) is not certified at {n - n_cert} of {n} lengths L; the m of its "
                 f"proof, (8d/ε²)·log(4L/δ), is enough.")
@@ -477,8 +477,8 @@ def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
         head = (f"The stated m ≥ (8d/ε²)·log(2L²/δ) suffices but is loose: a union bound with exact tails needs "
                 f"{limit:.3f} of it as L → ∞.")
     elif verdict == "verified":
-        head = (f"The stated m ≥ (8d/ε²)·log(2L²/δ) suffices: the sharper Chernoff bound certifies it at all {n} "
-                f"lengths L, and a union bound with exact tails needs {limit:.3f} of it as L → ∞.")
+        head = (f"The stated m ≥ (8d/ε²)·log(2L²/δ) suffices: a union bound with exact tails needs {limit:.3f} of it "
+                f"as L → ∞.")
     elif verdict == "corrected":
         head = (f"The stated m ≥ (8d/ε²)·log(2L²/δ) is not certified at {n - n_cert} of {n} lengths L; the m of its "
                 f"proof, (8d/ε²)·log(4L²/δ), is enough.")

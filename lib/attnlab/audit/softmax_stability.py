@@ -315,8 +315,8 @@ def check_ar_tanh(scale=None, seed=0, data=None) -> Verdict:
     else:
         verdict = "loose"
     if verdict == "verified":
-        head = (f"The tanh bound holds and is sharp: ‖f(x + h) − f(x)‖₁ / 2·tanh(osc(h)/4) reaches {top:.6f} at "
-                f"most, and two-valued instances attain it.")
+        head = (f"The tanh bound holds and is sharp: ‖f(x + h) − f(x)‖₁ / 2·tanh(osc(h)/4) is at most "
+                f"{top:.6f}, and two-valued instances attain it.")
     elif verdict == "loose":
         head = f"The tanh bound holds but is not attained: ‖f(x + h) − f(x)‖₁ / 2·tanh(osc(h)/4) reaches {top:.6f}."
     else:
@@ -557,11 +557,13 @@ def check_pda_amplify(scale=None, seed=0, data=None) -> Verdict:
     rel = max(r["rel_typical"] / r["rel_bound"] for r in rows)
     g = max(growth.values())
     if verdict == "refuted":
-        head = (f"Softmax does not amplify an additive logit error: a row moves in ℓ1 by at most {ratio:.4f} times "
-                f"‖h‖∞, and large logits change that by a factor of at most {g:.3f}.")
+        moves = (f"by less than ‖h‖∞ (largest ratio {ratio:.4f})" if ratio < 1 else
+                 f"by at most {ratio:.4f} times ‖h‖∞")
+        head = (f"Softmax does not amplify an additive logit error: a row moves in ℓ1 {moves}, and large logits "
+                f"change that by a factor of at most {g:.3f}.")
     elif verdict == "verified":
-        head = (f"Softmax amplifies an additive logit error, more at large logits: a row moves in ℓ1 by up to "
-                f"{ratio:.3f} times ‖h‖∞, {g:.3f} times more at the largest logits than at the smallest.")
+        head = (f"Softmax amplifies an additive logit error, more at large logits: up to {ratio:.3f} times ‖h‖∞ in "
+                f"ℓ1, growing {g:.3f}-fold with the logits.")
     elif amp:
         head = (f"Softmax amplifies an additive logit error (a row moves in ℓ1 by up to {ratio:.3f} times ‖h‖∞), but "
                 f"not more at large logits (factor {g:.3f}).")
