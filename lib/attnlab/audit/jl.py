@@ -395,9 +395,10 @@ def check_pda_jl(scale=None, seed: int = 0, data=None) -> Verdict:
         head = (f"The printed bound 4·exp(−mε²/8) fails: the exact worst-pair tail reaches {worst:.3g} times it"
                 f"{f', and {mc_above} Monte-Carlo lower limits (99.9%) lie above it' if mc_above else ''}.")
     chernoff = "holds too" if worst_chernoff <= 1 else "fails too"
+    worst_c = " and ".join(f"{c:g}".replace("-", "−") for c in sorted({r["c_star"] for r in rows}))
     return Verdict(
         "PDA-jl", verdict,
-        f"{head} The worst pair is ⟨u,v⟩ = ±1 (found by search). The Chernoff form "
+        f"{head} The search over pairs puts the worst at ⟨u,v⟩ = {worst_c}. The Chernoff form "
         f"2[exp(−m(ε − log(1+ε))/2) + exp(−m(−ε − log(1−ε))/2)] {chernoff} (tail/bound at most "
         f"{worst_chernoff:.3g}), and the true decay rate is at least {rate_ratio:.3g} times the printed ε²/8. The "
         f"printed bound is vacuous (≥ 1) at {n_vacuous} of the {len(rows)} points.",
