@@ -557,10 +557,10 @@ def check_pda_amplify(scale=None, seed=0, data=None) -> Verdict:
     rel = max(r["rel_typical"] / r["rel_bound"] for r in rows)
     g = max(growth.values())
     if verdict == "refuted":
-        moves = (f"by less than ‖h‖∞ (largest ratio {ratio:.4f})" if ratio < 1 else
+        moves = (f"by less than ‖h‖∞ (ratio 1 − {1 - ratio:.2g})" if ratio < 1 else
                  f"by at most {ratio:.4f} times ‖h‖∞")
-        head = (f"Softmax does not amplify an additive logit error: a row moves in ℓ1 {moves}, and large logits "
-                f"change that by a factor of at most {g:.3f}.")
+        head = (f"Softmax does not amplify an additive logit error: a row moves in ℓ1 {moves}, no more at large "
+                f"logits (factor {g:.3f}).")
     elif verdict == "verified":
         head = (f"Softmax amplifies an additive logit error, more at large logits: up to {ratio:.3f} times ‖h‖∞ in "
                 f"ℓ1, growing {g:.3f}-fold with the logits.")
