@@ -635,7 +635,10 @@ def _m_axis(ax, ms):
     ax.set_xscale("log", base=2)
     ms = sorted(set(int(m) for m in ms))
     step = max(1, math.ceil(len(ms) / 6))
-    ax.xaxis.set_major_locator(FixedLocator(ms[::step]))
+    ticks = ms[::step]
+    if ticks[-1] != ms[-1]:  # always label the largest m; drop its neighbour if closer than a factor of 4
+        ticks = (ticks[:-1] if ms[-1] < 4 * ticks[-1] else ticks) + [ms[-1]]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_major_formatter(StrMethodFormatter("{x:.0f}"))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
