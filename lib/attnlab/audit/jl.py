@@ -725,16 +725,16 @@ def plot_tail_vs_m(rows):
 
 def plot_dimension_table(rows, d, simulated=None):
     """The projected dimension each route demands, against L, with the original width d for reference."""
-    from ..plotting import figure  # noqa: PLC0415
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
     fig, ax = figure(width=3.4, height=2.7)
     L = [r["L"] for r in rows]
-    for key, label, ls in (("stated", "as stated", "-"), ("proof", "what its proof gives", "--"),
-                           ("sklearn", "scikit-learn JL minimum", "-."),
-                           ("union_exact", "union bound, exact tails", ":")):
-        ax.loglog(L, [r[key] for r in rows], ls=ls, label=label)
+    for (key, label, ls), col in zip((("stated", "as stated", "-"), ("proof", "what its proof gives", "--"),
+                                      ("sklearn", "scikit-learn JL minimum", "-."),
+                                      ("union_exact", "union bound, exact tails", ":")), OKABE_ITO[1:4] + [OKABE_ITO[6]]):
+        ax.loglog(L, [r[key] for r in rows], ls=ls, color=col, label=label)
     if simulated:
-        ax.loglog(list(simulated), list(simulated.values()), "o", label="smallest $m$, simulated")
+        ax.loglog(list(simulated), list(simulated.values()), "o", color=OKABE_ITO[5], label="smallest $m$, simulated")
     ax.axhline(d, color="k", lw=1)
     ax.annotate(f"$d = {d}$", (L[0], d), textcoords="offset points", xytext=(2, 3), fontsize=7)
     _log_axis(ax.xaxis)
