@@ -683,14 +683,14 @@ def plot_lipschitz(lip):
 
 def plot_tanh(tn):
     """Worst case found against osc(h), the tanh bound and the Lipschitz forms; their ratio."""
-    from ..plotting import figure  # noqa: PLC0415
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
     fig, (a, b) = figure(2, 1, width=3.4, height=2.6)
     sw = {k: np.asarray(v) for k, v in tn["sweep"].items()}
     a.plot(sw["osc"], sw["tanh"], "-", label=r"$2\tanh(\mathrm{osc}(h)/4)$")
     a.plot(sw["osc"], sw["worst"], "o", label="worst case found")
     a.plot(sw["osc"], np.minimum(sw["lip_printed"], 2), "--", label="printed Lipschitz, best shift")
-    a.plot(sw["osc"], np.minimum(sw["lip_sharp"], 2), ":", label="Lipschitz constant 1")
+    a.plot(sw["osc"], np.minimum(sw["lip_sharp"], 2), ":", color=OKABE_ITO[6], label="Lipschitz constant 1")
     a.set(xscale="log", xlabel=r"$\mathrm{osc}(h)$", ylabel=r"$\|f(x+h)-f(x)\|_1$")
     a.legend(loc="upper left")
     b.plot(sw["osc"], sw["lip_printed"] / sw["tanh"], "-", label="printed Lipschitz / tanh")
