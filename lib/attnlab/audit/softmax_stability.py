@@ -689,10 +689,10 @@ def plot_tanh(tn):
     sw = {k: np.asarray(v) for k, v in tn["sweep"].items()}
     a.plot(sw["osc"], sw["tanh"], "-", label=r"$2\tanh(\mathrm{osc}(h)/4)$")
     a.plot(sw["osc"], sw["worst"], "o", label="worst case found")
-    a.plot(sw["osc"], np.minimum(sw["lip_printed"], 2), "--", label="printed Lipschitz, best shift")
-    a.plot(sw["osc"], np.minimum(sw["lip_sharp"], 2), ":", color=OKABE_ITO[6], label="Lipschitz constant 1")
+    a.plot(sw["osc"], np.minimum(sw["lip_printed"], 2), "--", label="Lipschitz 2, best shift")
+    a.plot(sw["osc"], np.minimum(sw["lip_sharp"], 2), ":", color=OKABE_ITO[6], label="Lipschitz 1")
     a.set(xscale="log", xlabel=r"$\mathrm{osc}(h)$", ylabel=r"$\|f(x+h)-f(x)\|_1$")
-    a.legend(loc="lower right")  # the curves are near 2 there
+    a.legend(loc="upper left")
     b.plot(sw["osc"], sw["lip_printed"] / sw["tanh"], "-", label="printed Lipschitz / tanh")
     b.plot(sw["osc"], sw["lip_sharp"] / sw["tanh"], "--", label="sharp Lipschitz / tanh")
     b.set(xscale="log", yscale="log", xlabel=r"$\mathrm{osc}(h)$", ylabel="bound / tanh bound")
