@@ -190,3 +190,54 @@ def test_check_pda_alg_reaches_every_verdict():
     assert audit.check_pda_alg("smoke", data=_alg_rows(derived, slope_unbiased=0.5)).verdict == "refuted"
     assert audit.check_pda_alg("smoke", data=_alg_rows(lambda m: 3.0)).verdict == "unverifiable-here"
     assert audit.check_pda_alg("smoke", data=_alg_rows(derived, err_falls=False)).verdict == "unverifiable-here"
+
+
+# ---- presentation (issue 18): headlines that stand alone, figures without zeros on log axes
+def _planted_verdicts():
+    d = audit.PRESETS["smoke"]["d"]
+    derived = lambda m: math.sqrt(d / m)  # noqa: E731
+    yield audit.check_pda_jl("smoke", data=_tail_rows(0.1, chernoff=0.5))
+    yield audit.check_pda_jl("smoke", data=_tail_rows(0.8, chernoff=0.9))
+    yield audit.check_pda_jl("smoke", data=_tail_rows(0.1, mc_lo=2.0))
+    yield audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 10}, 5))
+    yield audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 120}, 5))
+    yield audit.check_pda_row("smoke", data=(_dim_rows(certified=False), {1000: 120}, 5))
+    yield audit.check_pda_row("smoke", data=(_dim_rows(certified=False, proof=90), {1000: 120}, 5))
+    for rows, limit in ((_dim_rows(), 0.52), (_dim_rows(), 0.95), (_dim_rows(certified=False), 0.5),
+                        (_dim_rows(certified=False, proof=90), 0.5)):
+        yield audit.check_pda_global("smoke", data=dict(rows=rows, limit_ratio=limit))
+    for rows in (_alg_rows(derived), _alg_rows(lambda m: 1.0), _alg_rows(derived, slope_unbiased=0.5),
+                 _alg_rows(lambda m: 3.0)):
+        yield audit.check_pda_alg("smoke", data=rows)
+    yield audit.check_pda_def("smoke", data=_def_data(("1", "1/m", "1"), GOOD, BIASED, GOOD))
+    yield audit.check_pda_def("smoke", data=_def_data(("1", "1", "1/m"), GOOD, GOOD, BIASED, rel_diff=0.0))
+
+
+def test_headlines_are_whole_findings_with_rounded_numbers():
+    import re
+
+    seen = set()
+    for v in _planted_verdicts():
+        seen.add((v.claim, v.verdict))
+        assert not v.headline.endswith("…") and len(v.headline) <= 160, v.headline
+        assert not re.search(r"\b(True|False)\b|e\^\(|\d\.\d{7,}|Thm 3", v.summary), v.summary
+    assert len(seen) >= 14
+
+
+def test_plot_scaling_masks_the_zero_limit_on_its_log_axis():
+    rows = [dict(m=m, limit=lim, slope_printed=math.sqrt(64 / m), slope_unbiased=1.0, err_printed=0.5,
+                 err_unbiased=0.3) for m, lim in ((64, 0.0), (256, 0.4), (1024, 0.6))]
+    fig, _ = audit.plot_scaling(rows, 64)
+    limit_line = fig.axes[1].get_lines()[2]
+    assert np.isnan(limit_line.get_ydata()[0]) and np.all(np.isfinite(limit_line.get_ydata()[1:]))
+    assert all(a.get_yscale() == "log" for a in fig.axes)
+
+
+def test_plot_tail_vs_m_shows_at_most_three_tolerances():
+    rows = [dict(eps=e, m=m, c_star=1.0, tail=math.exp(-m * e * e / 4), bound=4 * math.exp(-m * e * e / 8),
+                 chernoff=2 * math.exp(-m * e * e / 5), mc_k=5, mc_n=100, mc_lo=0.01, mc_hi=0.1, mc_lo999=0.0)
+            for e in (0.05, 0.1, 0.2, 0.3, 0.4, 0.49) for m in (8, 64, 512)]
+    fig, data = audit.plot_tail_vs_m(rows)
+    for ax in fig.axes:
+        assert len(ax.get_lines()) <= 9 and len({ln.get_color() for ln in ax.get_lines()}) <= 3
+    assert len(data["eps"]) == len(rows)  # the CSV keeps every point

@@ -150,3 +150,31 @@ def test_check_pda_chain_reaches_every_verdict():
     bad = [dict(r, **{k: 0.4 for k in keys}) for r in rows]
     bad[-1]["r_row_l1"] = 1.01
     assert ss.check_pda_chain("smoke", data=bad).verdict == "refuted"
+
+
+# ---- presentation (issue 18): headlines that stand alone, figures without zeros on log axes
+def test_headlines_are_whole_findings_with_rounded_numbers():
+    import re
+
+    verdicts = [ss.check_pda_amplify("smoke", data=_amp_data(w)) for w in (
+        {1.0: 0.0999, 1e4: 0.0999}, {1.0: 0.15, 1e4: 0.15}, {1.0: 0.02, 1e4: 0.05}, {1.0: 0.08, 1e4: 0.2})]
+    verdicts += [ss.check_pda_lip("smoke", data=_lip_data(s)) for s in (0.999, 1.95, 2.5)]
+    verdicts += [ss.check_ar_tanh("smoke", data=_tanh_data(s, sh)) for s, sh in ((1.0, 1.0), (0.9, 0.9), (1.1, 1.0))]
+    rows = ss.chain_experiment(preset(ss.PRESETS, "smoke"), 0)
+    verdicts.append(ss.check_pda_chain("smoke", data=rows))
+    assert {v.verdict for v in verdicts} >= {"verified", "loose", "corrected", "refuted"}
+    for v in verdicts:
+        assert not v.headline.endswith("…") and len(v.headline) <= 160, v.headline
+        assert not re.search(r"\b(True|False)\b|e\^\(|\d\.\d{7,}", v.summary), v.summary
+
+
+def test_chain_and_amplify_figures_keep_to_six_curves_and_mask_zeros():
+    p = preset(ss.PRESETS, "smoke")
+    fig, _ = ss.plot_chain(ss.chain_experiment(p, 0))
+    assert all(len(ax.get_lines()) <= 6 for ax in fig.axes)
+    amp = ss.amplify_experiment(p, 0)
+    fig, data = ss.plot_amplify(amp)
+    assert all(len(ax.get_lines()) <= 6 for ax in fig.axes)
+    for ln in fig.axes[0].get_lines():
+        y = np.asarray(ln.get_ydata(), float)
+        assert not np.any(y <= 0)  # zeros are masked (NaN), never drawn on the log axis
