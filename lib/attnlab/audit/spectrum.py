@@ -303,6 +303,24 @@ def kernel_experiment(p: dict, seed: int):
 
 
 # --------------------------------------------------------------------------- verdicts
+def _num(x, digits: int = 2) -> str:
+    """A number for a verdict's text, to ``digits`` significant digits: 0.035, 24,000, 6.5×10¹¹, 8.2×10⁻¹⁶, ∞."""
+    x = float(x)
+    if math.isnan(x):
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    r = float(f"{x:.{digits - 1}e}")
+    e = math.floor(math.log10(abs(r)))
+    if -3 <= e <= 4:
+        out = f"{r:,.{max(digits - 1 - e, 0)}f}"
+    else:
+        out = f"{r / 10**e:.{digits - 1}f}×10" + str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return out.replace("-", "−")
+
+
 def _pct_range(values) -> str:
     """'14%–54%', or '41%' when the ends round alike."""
     lo, hi = f"{min(values):.0%}", f"{max(values):.0%}"
@@ -343,7 +361,7 @@ def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "unverifiable-here"
     n_fits = len(fits)
     head = {
-        "refuted": (f"Eckart–Young or the tail bound fails: relative difference {max_rel:.1e}, "
+        "refuted": (f"Eckart–Young or the tail bound fails: relative difference {_num(max_rel)}, "
                     f"{len(violations)} bound violations, optimiser {'beat' if beaten else 'did not beat'} A_r."),
         "loose": (f"The tail bound holds but is not sharp: on exact power laws with α > 1 the tail reaches only "
                   f"{min(sharp.values()):.3f} of it."),
@@ -356,7 +374,7 @@ def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
     }[verdict]
     return Verdict(
         "PDA-ey", verdict,
-        head + f" ‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {max_rel:.1e} on {len(rows)} cases and no local "
+        head + f" ‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {_num(max_rel)} on {len(rows)} cases and no local "
         f"optimiser beat A_r; the tail bound holds in all {len(applicable)} cases with fitted α > 1/2 ({len(violations)} "
         f"violations; {excluded} cases with α ≤ 1/2, where it says nothing, excluded). It is sharp: on exact power "
         f"laws with α > 1 the tail reaches {min(sharp.values()):.3f} of the bound, and the proof needs only "
@@ -400,7 +418,7 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "LR-cutoff", "refuted" if len(cut) < len(low) else "verified",
         f"The attention matrix keeps singular values after the d-th in {len(low) - len(cut)} of {len(low)} demo "
-        f"draws with d < L (σ_(d+1)/σ₁ ≥ {min_ratio:.2g})"
+        f"draws with d < L (σ_(d+1)/σ₁ ≥ {_num(min_ratio)})"
         + (": softmax does not inherit the rank of the scores. " if len(cut) < len(low) else ". ")
         + f"Its "
         f"numerical rank is L in {sum(r['rank_A'] == r['n'] for r in low)}; smallest demo case L = {worst['n']}, "
@@ -479,10 +497,10 @@ def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "LR-kernel", "verified" if ok else "refuted",
         (f"The kernel matrices exp(XXᵀ/√d) were positive semi-definite in every test (smallest λ_min/λ_max "
-         f"{min(min_rand, min_adv):.1e}, rounding): {min_rand:.1e} over {len(rows)} random matrices, "
-         f"{min_adv:.1e} after adversarial search. " if ok else
-         f"A kernel matrix exp(XXᵀ/√d) had a negative eigenvalue: smallest λ_min/λ_max {min(min_rand, min_adv):.1e}. ")
-        + f"A near-duplicate pair gives {adv['near_duplicate_min_rel']:.1e} (positive definite for distinct points, "
+         f"{_num(min(min_rand, min_adv))}, rounding): {_num(min_rand)} over {len(rows)} random matrices, "
+         f"{_num(min_adv)} after adversarial search. " if ok else
+         f"A kernel matrix exp(XXᵀ/√d) had a negative eigenvalue: smallest λ_min/λ_max {_num(min(min_rand, min_adv))}. ")
+        + f"A near-duplicate pair gives {_num(adv['near_duplicate_min_rel'])} (positive definite for distinct points, "
         f"by exp(xᵀy) = exp(‖x‖²/2)·exp(−‖x − y‖²/2)·exp(‖y‖²/2)); the attention numerator "
         f"exp(QKᵀ/√d) with Q ≠ K is not symmetric and has negative or complex eigenvalues in {neg_cross} of "
         f"{len(rows)} draws.",
