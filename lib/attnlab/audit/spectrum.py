@@ -95,7 +95,7 @@ RULES = {
         "refuted if Eckart-Young fails (relative difference >= 1e-10 or a local optimiser beats A_r) or the tail "
         "exceeds the bound where the fitted alpha > 1/2; loose if the bound is not sharp (sup tail/bound on exact "
         "power laws with alpha > 1 below 0.9); otherwise, on the 'empirical' power law over the measured spectra "
-        "(fit on 2 <= k <= n/2): verified if alpha > 1 with R^2 >= 0.9 in at least half, corrected if not but "
+        "(fit on 2 <= k <= L/2): verified if alpha > 1 with R^2 >= 0.9 in at least half, corrected if not but "
         "alpha > 1/2 with R^2 >= 0.9 in at least half, unverifiable-here if neither."),
 }
 
