@@ -30,6 +30,7 @@ from .verdict import Verdict
 
 __all__ = [
     "PRESETS",
+    "PARAMETERS",
     "RULES",
     "crossing",
     "headline_experiment",
@@ -75,6 +76,28 @@ PRESETS = {
                   block=512, time_L=[512, 1024, 2048, 4096], time_d=[64, 128, 256, 512, 1024], time_repeats=5),
 }
 
+
+#: What each parameter of :data:`PRESETS` is, for the chapter's parameters box.
+PARAMETERS = {
+    "d": "head widths d of the headline run",
+    "L": "sequence lengths L of the headline run",
+    "m": "projected dimension m",
+    "r": "rank r",
+    "full_max": "largest L with the full spectrum (total bound)",
+    "n_iter": "power iterations of the randomized SVD",
+    "sweep_L": "sequence length L of the sweeps",
+    "sweep_m": "projected dimensions m of the sweep",
+    "sweep_r": "ranks r of the sweep",
+    "cost_L": "sequence lengths L of the cost run",
+    "cost_repeats": "repetitions per cost measurement",
+    "param_L": "sequence lengths L of the parameter rule",
+    "eta": "relative error η of the rule",
+    "delta": "failure probability δ of the rule",
+    "block": "block size of the streamed methods",
+    "time_L": "sequence lengths L of the timing run",
+    "time_d": "head widths d of the timing run",
+    "time_repeats": "repetitions of the timing run",
+}
 
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {

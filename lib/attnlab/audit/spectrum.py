@@ -29,6 +29,7 @@ from .verdict import Verdict
 
 __all__ = [
     "PRESETS",
+    "PARAMETERS",
     "KINDS",
     "ENERGY_KINDS",
     "RULES",
@@ -81,6 +82,27 @@ KINDS = ("gaussian", "clustered", "local")
 #: The families of the energy sweep (LR-energy): :data:`KINDS` and an attention sink (every query gives one key the
 #: same high score), the case where sharpening concentrates rows instead of spreading them.
 ENERGY_KINDS = KINDS + ("sink",)
+
+#: What each parameter of :data:`PRESETS` is, for the chapter's parameters box.
+PARAMETERS = {
+    "n": "sequence lengths L of the demo grid",
+    "d": "head widths d of the demo grid",
+    "trials": "draws per (L, d) of the demo grid",
+    "energy_n": "sequence lengths L of the energy sweep",
+    "energy_d": "head widths d of the energy sweep",
+    "b": "temperature multipliers b",
+    "energy_trials": "draws per case of the energy sweep",
+    "ey_n": "sequence lengths L for Eckart–Young",
+    "ey_r": "ranks r for Eckart–Young",
+    "fit_n": "largest L of the power-law fits",
+    "kernel_n": "numbers of points for the kernel",
+    "kernel_d": "dimensions d for the kernel",
+    "kernel_trials": "draws per kernel case",
+    "kernel_search": "restarts of the adversarial kernel search",
+    "sparse_n": "sequence length L of the sparse scenario",
+    "sparse_margin": "softmax margin of the sparse scenario",
+    "sparse_eps": "row-ℓ1 error ε of the sparse scenario",
+}
 
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {
