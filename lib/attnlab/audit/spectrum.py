@@ -110,7 +110,7 @@ RULES = {
         "Restated: in practice (trained heads), even at d_k = 64, usually 5-10 singular values hold over 90% of the "
         "energy, and softmax's sharpening makes the effective rank far lower than d_k. Decided per input family at "
         "d = 64, standard temperature (b = 1): the family agrees if k90 is in [5, 10] in at least half its draws "
-        "('usually') and sharpening from b = 1 to the largest b lowers k90 in more matrices (all n, d of the family) "
+        "('usually') and sharpening from b = 1 to the largest b lowers k90 in more matrices (all L, d of the family) "
         "than it raises it. verified if every family agrees, refuted if none does, unverifiable-here if the families "
         "disagree: synthetic inputs then cannot stand for 'in practice', which trained heads decide."),
     "PDA-ey": (
