@@ -439,9 +439,9 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
     min_ratio = min(r["ratio"] for r in low)
     return Verdict(
         "LR-cutoff", "refuted" if len(cut) < len(low) else "verified",
-        f"The attention matrix keeps singular values after the d-th in {len(low) - len(cut)} of {len(low)} demo "
-        f"draws with d < L (σ_(d+1)/σ₁ ≥ {_num(min_ratio)})"
-        + (": softmax does not inherit the rank of the scores. " if len(cut) < len(low) else ". ")
+        f"In {len(low) - len(cut)} of {len(low)} demo draws with d < L, A keeps singular values past the d-th "
+        f"(σ_(d+1)/σ₁ ≥ {_num(min_ratio)})"
+        + (": softmax does not keep the scores' rank. " if len(cut) < len(low) else ". ")
         + f"Its "
         f"numerical rank is L in {sum(r['rank_A'] == r['n'] for r in low)}; smallest demo case L = {worst['n']}, "
         f"d = {worst['d']}: σ_(d+1)/σ₁ = {worst['ratio']:.3f}, rank {worst['rank_A']}. Softmax acts entrywise and "
@@ -518,9 +518,9 @@ def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
     neg_cross = sum(r["cross_min_real_rel"] < -1e-12 or r["cross_complex"] > 0 for r in rows)
     return Verdict(
         "LR-kernel", "verified" if ok else "refuted",
-        (f"The kernel matrices exp(XXᵀ/√d) were positive semi-definite in every test (smallest λ_min/λ_max "
-         f"{_num(min(min_rand, min_adv))}, rounding): {_num(min_rand)} over {len(rows)} random matrices, "
-         f"{_num(min_adv)} after adversarial search. " if ok else
+        (f"exp(XXᵀ/√d) was positive semi-definite in every test: smallest λ_min/λ_max "
+         f"{_num(min(min_rand, min_adv))}, a rounding error. It is {_num(min_rand)} over {len(rows)} random "
+         f"matrices, {_num(min_adv)} after adversarial search. " if ok else
          f"A kernel matrix exp(XXᵀ/√d) had a negative eigenvalue: smallest λ_min/λ_max {_num(min(min_rand, min_adv))}. ")
         + f"A near-duplicate pair gives {_num(adv['near_duplicate_min_rel'])} (positive definite for distinct points, "
         f"by exp(xᵀy) = exp(‖x‖²/2)·exp(−‖x − y‖²/2)·exp(‖y‖²/2)); the attention numerator "
