@@ -370,12 +370,12 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
         for d, v in per_d.items() if v["pda"] is not None)
     gm = " and ".join(f"{v['gmean']:.2f} (d = {d})" for d, v in per_d.items())
     head = {
-        "verified": f"PDA reaches 1% before trivial outputs do: its error over that of outputting zeros or the mean "
-                    f"of V is {gm} at the same L.",
-        "refuted": f"PDA reaches 1% no sooner than outputting zeros or the mean of V: its error over theirs is {gm} "
-                   f"at the same L.",
-        "unverifiable-here": f"Undecided: PDA's error over that of outputting zeros or the mean of V is {gm} at the "
-                             f"same L.",
+        "verified": f"PDA reaches 1% before trivial outputs do: at the same L, its error over that of outputting "
+                    f"zeros or the mean of V is {gm}.",
+        "refuted": f"PDA reaches 1% no sooner than outputting zeros or the mean of V: at the same L, its error over "
+                   f"theirs is {gm}.",
+        "unverifiable-here": f"Undecided: at the same L, PDA's error over that of outputting zeros or the mean of V is "
+                             f"{gm}.",
     }[verdict]
     return Verdict(
         "PDA-headline", verdict,
@@ -579,7 +579,7 @@ def check_pda_param(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "PDA-param", "verified" if alg < 1e-12 and 0.9 < f.slope < 1.5 else "refuted",
         f"The rule's algebra is right, and it asks for m = {_num(r64[0]['m'])} at L = {r64[0]['L']} (d = 64, "
-        f"η = {eta:g}), growing as L·log L: {'above L at every L' if above_L else 'not always above L'}. "
+        f"η = {eta:g}), growing as L·log L and {'above L itself everywhere' if above_L else 'not always above L itself'}. "
         f"Substituting ε = η/(4√L) gives (128dL/η²)·log(2L²/δ) exactly (relative difference {_num(alg, 1)}); it grows as "
         f"L·log L (fitted exponent {f.slope:.3f}, 95% CI {f.slope_lo:.3f}–{f.slope_hi:.3f}), and at η = {eta}, "
         f"δ = {p['delta']}, d = 64 it asks for m = {_num(r64[0]['m'], 3)} at L = {r64[0]['L']}, "
