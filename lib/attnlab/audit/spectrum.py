@@ -712,11 +712,13 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
 
 # --------------------------------------------------------------------------- figures
 def _tick_label(v, _pos=None) -> str:
-    """A log-axis tick label that reads as one number: 512, 0.05, $10^{-3}$, $2\\times10^{11}$."""
+    """A log-axis tick label that reads as one number: 512, 0.05, $10^{-3}$, $10^4$, $2\\times10^{11}$."""
     if v <= 0:
         return ""
     e = math.floor(math.log10(v) + 1e-9)
     c = v / 10**e
+    if abs(c - 1) < 1e-6 and abs(e) >= 3:  # 10³ rather than 1000 beside 10⁵: one style per axis
+        return f"$10^{{{e}}}$"
     if 1e-2 <= v < 1e5:
         return f"{v:.10g}"
     if abs(c - 1) < 1e-6:
