@@ -537,7 +537,8 @@ def check_pda_time(scale=None, seed: int = 0, data=None) -> Verdict:
         f"L² coefficients fitted over L = {Ls[0]}–{Ls[-1]}: {parts}. The §4.1 model's L² terms, "
         f"(m + r log₂ r)/d, predict PDA faster wherever that ratio is below 1; with the recommended m = {m} it is "
         f"above 1 for d < {m + rows[0]['r'] * math.log2(rows[0]['r']):.0f}.",
-        numbers=dict(per_d={str(d): v for d, v in per_d.items()}, premise_d=wide, L=Ls),
+        numbers=dict(per_d={str(d): {k: None if isinstance(x, float) and math.isnan(x) else x for k, x in v.items()}
+                            for d, v in per_d.items()}, premise_d=wide, L=Ls),  # no fit: ratio "–", not NaN
         thresholds=dict(rule=RULES["PDA-time"]),
         scale=p["scale"])
 
