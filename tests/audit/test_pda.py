@@ -264,3 +264,11 @@ def _all_figures():
     sw, base = A.sweep_experiment(TINY, 0)
     return [A.plot_headline(rows)[0], A.plot_sweeps(sw, base)[0], A.plot_cost(A.cost_experiment(TINY, 0))[0],
             A.plot_param(A.param_table(TINY), 128)[0], A.plot_cubic(A.cubic_analysis(TINY))[0]]
+
+
+def test_time_headlines_are_whole_sentences():
+    """The findings box shows a verdict's first sentence whole (issue 18): no headline cut with '…'."""
+    for rows in (_time_rows(lambda d: 0.5), _time_rows(lambda d: 2.0 if d <= 128 else 0.5), _time_rows(lambda d: 2.0),
+                 _time_rows(lambda d: 2.0, ds=(64, 128)), _time_rows(lambda d: 2.0 if d <= 128 else 0.9, jitter=0.6)):
+        v = A.check_pda_time("smoke", data=rows)
+        assert not v.headline.endswith("…") and v.headline in v.summary, v.headline
