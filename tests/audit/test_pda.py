@@ -233,3 +233,42 @@ def test_pda_param_rule_reaches_every_verdict():
     assert A.check_pda_param("smoke", data=flat).verdict == "refuted"
     quad = [dict(r, m=float(r["L"]) ** 2) for r in rows]
     assert A.check_pda_param("smoke", data=quad).verdict == "refuted"
+
+
+def test_parameters_box_names_every_preset_key():
+    """The chapter's parameters box says in words what each preset value is (issue 18)."""
+    for name, p in A.PRESETS.items():
+        assert set(p) - {"scale"} <= set(A.PARAMETERS), name
+    assert all(isinstance(v, str) and v and "_" not in v for v in A.PARAMETERS.values())
+
+
+def test_log_axes_have_no_minor_tick_labels():
+    """No colliding labels such as '3×10²4×10²' (issue 18): every log axis labels its major ticks only."""
+    from matplotlib.ticker import NullFormatter
+
+    for fig in _all_figures():
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_scale() == "log":
+                    assert isinstance(axis.get_minor_formatter(), NullFormatter)
+                    fig.canvas.draw()
+                    lo, hi = sorted(axis.get_view_interval())
+                    labels = [t.get_text() for t in axis.get_ticklabels()
+                              if t.get_text() and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
+                    assert len(labels) <= 8, labels  # (none on a y axis shared with the panel on its left)
+        plt.close(fig)
+
+
+def _all_figures():
+    rows = A.headline_experiment(TINY, 0)
+    sw, base = A.sweep_experiment(TINY, 0)
+    return [A.plot_headline(rows)[0], A.plot_sweeps(sw, base)[0], A.plot_cost(A.cost_experiment(TINY, 0))[0],
+            A.plot_param(A.param_table(TINY), 128)[0], A.plot_cubic(A.cubic_analysis(TINY))[0]]
+
+
+def test_time_headlines_are_whole_sentences():
+    """The findings box shows a verdict's first sentence whole (issue 18): no headline cut with '…'."""
+    for rows in (_time_rows(lambda d: 0.5), _time_rows(lambda d: 2.0 if d <= 128 else 0.5), _time_rows(lambda d: 2.0),
+                 _time_rows(lambda d: 2.0, ds=(64, 128)), _time_rows(lambda d: 2.0 if d <= 128 else 0.9, jitter=0.6)):
+        v = A.check_pda_time("smoke", data=rows)
+        assert not v.headline.endswith("…") and v.headline in v.summary, v.headline

@@ -229,3 +229,35 @@ def test_local_inputs_do_not_repeat():
     G = Q @ Q.T
     off = G - np.diag(np.diag(G))
     assert off.max() < 0.999 * G[0, 0]  # no other position has the same features (the old grid repeated at 16d)
+
+
+def test_parameters_box_names_every_preset_key():
+    """The chapter's parameters box says in words what each preset value is (issue 18)."""
+    for name, p in A.PRESETS.items():
+        assert set(p) - {"scale"} <= set(A.PARAMETERS), name
+    assert all(isinstance(v, str) and v and "_" not in v for v in A.PARAMETERS.values())
+
+
+def test_log_axes_have_no_minor_tick_labels():
+    """No colliding labels such as '3×10²4×10²' (issue 18): every log axis labels its major ticks only."""
+    from matplotlib.ticker import NullFormatter
+
+    for fig in _all_figures():
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_scale() == "log":
+                    assert isinstance(axis.get_minor_formatter(), NullFormatter)
+                    fig.canvas.draw()
+                    lo, hi = sorted(axis.get_view_interval())
+                    labels = [t.get_text() for t in axis.get_ticklabels()
+                              if t.get_text() and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
+                    assert len(labels) <= 8, labels  # (none on a y axis shared with the panel on its left)
+        plt.close(fig)
+
+
+def _all_figures():
+    ey, _ = A.eckart_young_experiment(TINY, 0)
+    rank = A.rank_experiment(TINY, 0)
+    sparse = A.sparse_experiment(dict(TINY, sparse_n=64, sparse_margin=10.0, sparse_eps=0.5), 0)
+    return [A.plot_tail_bound(ey, 32)[0], A.plot_demo_spectra(rank, 16)[0],
+            A.plot_energy(A.energy_experiment(TINY, 0), 32)[0], A.plot_sparse(sparse)[0], A.plot_wide(rank)[0]]

@@ -29,6 +29,7 @@ from .verdict import Verdict
 
 __all__ = [
     "PRESETS",
+    "PARAMETERS",
     "KINDS",
     "ENERGY_KINDS",
     "RULES",
@@ -82,20 +83,41 @@ KINDS = ("gaussian", "clustered", "local")
 #: same high score), the case where sharpening concentrates rows instead of spreading them.
 ENERGY_KINDS = KINDS + ("sink",)
 
+#: What each parameter of :data:`PRESETS` is, for the chapter's parameters box.
+PARAMETERS = {
+    "n": "sequence lengths L of the demo grid",
+    "d": "head widths d of the demo grid",
+    "trials": "draws per (L, d) of the demo grid",
+    "energy_n": "sequence lengths L of the energy sweep",
+    "energy_d": "head widths d of the energy sweep",
+    "b": "temperature multipliers b",
+    "energy_trials": "draws per case of the energy sweep",
+    "ey_n": "sequence lengths L for Eckart–Young",
+    "ey_r": "ranks r for Eckart–Young",
+    "fit_n": "largest L of the power-law fits",
+    "kernel_n": "numbers of points for the kernel",
+    "kernel_d": "dimensions d for the kernel",
+    "kernel_trials": "draws per kernel case",
+    "kernel_search": "restarts of the adversarial kernel search",
+    "sparse_n": "sequence length L of the sparse scenario",
+    "sparse_margin": "softmax margin of the sparse scenario",
+    "sparse_eps": "row-ℓ1 error ε of the sparse scenario",
+}
+
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {
     "LR-energy": (
         "Restated: in practice (trained heads), even at d_k = 64, usually 5-10 singular values hold over 90% of the "
         "energy, and softmax's sharpening makes the effective rank far lower than d_k. Decided per input family at "
         "d = 64, standard temperature (b = 1): the family agrees if k90 is in [5, 10] in at least half its draws "
-        "('usually') and sharpening from b = 1 to the largest b lowers k90 in more matrices (all n, d of the family) "
+        "('usually') and sharpening from b = 1 to the largest b lowers k90 in more matrices (all L, d of the family) "
         "than it raises it. verified if every family agrees, refuted if none does, unverifiable-here if the families "
         "disagree: synthetic inputs then cannot stand for 'in practice', which trained heads decide."),
     "PDA-ey": (
         "refuted if Eckart-Young fails (relative difference >= 1e-10 or a local optimiser beats A_r) or the tail "
         "exceeds the bound where the fitted alpha > 1/2; loose if the bound is not sharp (sup tail/bound on exact "
         "power laws with alpha > 1 below 0.9); otherwise, on the 'empirical' power law over the measured spectra "
-        "(fit on 2 <= k <= n/2): verified if alpha > 1 with R^2 >= 0.9 in at least half, corrected if not but "
+        "(fit on 2 <= k <= L/2): verified if alpha > 1 with R^2 >= 0.9 in at least half, corrected if not but "
         "alpha > 1/2 with R^2 >= 0.9 in at least half, unverifiable-here if neither."),
 }
 
@@ -303,6 +325,30 @@ def kernel_experiment(p: dict, seed: int):
 
 
 # --------------------------------------------------------------------------- verdicts
+def _num(x, digits: int = 2) -> str:
+    """A number for a verdict's text, to ``digits`` significant digits: 0.035, 24,000, 6.5×10¹¹, 8.2×10⁻¹⁶, ∞."""
+    x = float(x)
+    if math.isnan(x):
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    r = float(f"{x:.{digits - 1}e}")
+    e = math.floor(math.log10(abs(r)))
+    if -3 <= e <= 4:
+        out = f"{r:,.{max(digits - 1 - e, 0)}f}"
+    else:
+        out = f"{r / 10**e:.{digits - 1}f}×10" + str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return out.replace("-", "−")
+
+
+def _pct_range(values) -> str:
+    """'14%–54%', or '41%' when the ends round alike."""
+    lo, hi = f"{min(values):.0%}", f"{max(values):.0%}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-ey (rule: ``RULES["PDA-ey"]``): Eckart–Young, the tail bound, its sharpness, the power law.
 
@@ -335,10 +381,23 @@ def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "corrected"
     else:
         verdict = "unverifiable-here"
+    n_fits = len(fits)
+    head = {
+        "refuted": (f"Eckart–Young or the tail bound fails: relative difference {_num(max_rel)}, "
+                    f"{len(violations)} bound violations, optimiser {'beat' if beaten else 'did not beat'} A_r."),
+        "loose": (f"The tail bound holds but is not sharp: on exact power laws with α > 1 the tail reaches only "
+                  f"{min(sharp.values()):.3f} of it."),
+        "verified": (f"A power law with α > 1 fits {printed} of {n_fits} measured spectra (R² ≥ 0.9), and the "
+                     f"identity and the tail bound hold in every case."),
+        "corrected": (f"The identity and the sharp tail bound hold, but a power law with α > 1 fits only {printed} "
+                      f"of {n_fits} spectra; one with α > 1/2, all the proof needs, fits {needed}."),
+        "unverifiable-here": (f"Eckart–Young and the tail bound hold, but a power law (α > 1/2, R² ≥ 0.9) fits only "
+                              f"{needed} of {n_fits} synthetic spectra: the assumed power law is for trained heads."),
+    }[verdict]
     return Verdict(
         "PDA-ey", verdict,
-        f"‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {max_rel:.1e} on {len(rows)} cases and no local optimiser "
-        f"beat A_r; the tail bound holds in all {len(applicable)} cases with fitted α > 1/2 ({len(violations)} "
+        head + f" ‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) to relative {_num(max_rel)} on {len(rows)} cases and no local "
+        f"optimiser beat A_r; the tail bound holds in all {len(applicable)} cases with fitted α > 1/2 ({len(violations)} "
         f"violations; {excluded} cases with α ≤ 1/2, where it says nothing, excluded). It is sharp: on exact power "
         f"laws with α > 1 the tail reaches {min(sharp.values()):.3f} of the bound, and the proof needs only "
         f"α > 1/2 (there the tail reaches up to {max(weak.values()):.3f} of it). The 'empirical' power law: of "
@@ -355,22 +414,23 @@ def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 def check_lr_rank(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-rank: rank(QKᵀ) never exceeds min(n, d) and equals it for Gaussian inputs."""
+    """Verdict for LR-rank: rank(QKᵀ) never exceeds min(L, d) (n = L in the code) and equals it for Gaussian inputs."""
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
     over = sum(r["rank_scores"] > min(r["n"], r["d"]) for r in rows)
     attained = sum(r["rank_scores"] == min(r["n"], r["d"]) for r in rows)
     return Verdict(
         "LR-rank", "verified" if over == 0 else "refuted",
-        f"rank(QKᵀ) ≤ min(n, d) in all {len(rows)} draws of the demo grid ({over} exceed it) and the bound is "
-        f"attained in {attained}: it is tight for generic inputs (the symbolic argument: QKᵀ is a sum of d rank-one terms).",
+        (f"rank(QKᵀ) ≤ min(L, d) held in all {len(rows)} draws of the demo grid and was attained in {attained}. "
+         if over == 0 else f"rank(QKᵀ) exceeded min(L, d) in {over} of {len(rows)} draws of the demo grid. ")
+        + "The bound is tight for generic inputs (the symbolic argument: QKᵀ is a sum of d rank-one terms).",
         numbers=dict(draws=len(rows), exceed=over, attained=attained),
-        thresholds=dict(verified="no draw with numerical rank > min(n, d) (tolerance σ_1·n·machine eps)"),
+        thresholds=dict(verified="no draw with numerical rank > min(L, d) (tolerance σ₁·L·machine eps)"),
         scale=p["scale"])
 
 
 def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-cutoff: do the singular values of softmax(QKᵀ/√d) vanish after the d-th when d < n?"""
+    """Verdict for LR-cutoff: do the singular values of softmax(QKᵀ/√d) vanish after the d-th when d < L?"""
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
     low = [r for r in rows if r["d"] < r["n"]]
@@ -379,15 +439,17 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
     min_ratio = min(r["ratio"] for r in low)
     return Verdict(
         "LR-cutoff", "refuted" if len(cut) < len(low) else "verified",
-        f"In {len(low) - len(cut)} of {len(low)} demo draws with d < n the attention matrix keeps singular values "
-        f"after the d-th: σ_(d+1)/σ_1 is at least {min_ratio:.2g} and the numerical rank is n in "
-        f"{sum(r['rank_A'] == r['n'] for r in low)}; smallest demo case n = {worst['n']}, d = {worst['d']}: "
-        f"σ_(d+1)/σ_1 = {worst['ratio']:.3f}, rank {worst['rank_A']}. Softmax acts entrywise and does not preserve "
-        f"rank (exact counterexample n = 2, d = 1 in the chapter).",
+        f"In {len(low) - len(cut)} of {len(low)} demo draws with d < L, A keeps singular values past the d-th "
+        f"(σ_(d+1)/σ₁ ≥ {_num(min_ratio)})"
+        + (": softmax does not keep the scores' rank. " if len(cut) < len(low) else ". ")
+        + f"Its "
+        f"numerical rank is L in {sum(r['rank_A'] == r['n'] for r in low)}; smallest demo case L = {worst['n']}, "
+        f"d = {worst['d']}: σ_(d+1)/σ₁ = {worst['ratio']:.3f}, rank {worst['rank_A']}. Softmax acts entrywise and "
+        f"does not preserve rank (exact counterexample L = 2, d = 1 in the chapter).",
         numbers=dict(draws_d_below_n=len(low), draws_cut=len(cut), min_ratio=min_ratio,
                      full_rank=sum(r["rank_A"] == r["n"] for r in low),
                      smallest=dict(n=worst["n"], d=worst["d"], ratio=worst["ratio"], rank=worst["rank_A"])),
-        thresholds=dict(cut="σ_(d+1)/σ_1 < 1e-10 counts as 'drops to zero'"),
+        thresholds=dict(cut="σ_(d+1)/σ₁ < 1e-10 counts as 'drops to zero'"),
         scale=p["scale"])
 
 
@@ -419,15 +481,27 @@ def check_lr_energy(scale=None, seed: int = 0, data=None) -> Verdict:
                          sharpening_ok=sharp_ok, agrees=count_ok and sharp_ok)
     agree = [k for k, v in fam.items() if v["agrees"]]
     verdict = "verified" if len(agree) == len(fam) else ("refuted" if not agree else "unverifiable-here")
+    def k90s(v):
+        ns = sorted(v["k90_by_n"])
+        return (f"k90 = {', '.join(str(v['k90_by_n'][n]) for n in ns)} at L = {', '.join(str(n) for n in ns)}"
+                if ns else "no draw at d = 64")
+
     parts = "; ".join(
-        f"{k}: k90 ∈ [5, 10] in {v['inside_5_10']} of {v['draws']} (k90 by n {v['k90_by_n']}), sharpening lowered "
-        f"k90 in {v['sharpen_lowered']} and raised it in {v['sharpen_raised']} of {v['matrices']}"
+        f"{k}: k90 ∈ [5, 10] in {v['inside_5_10']} of {v['draws']} draws ({k90s(v)}), sharpening lowered k90 in "
+        f"{v['sharpen_lowered']} and raised it in {v['sharpen_raised']} of {v['matrices']} matrices"
         for k, v in fam.items())
+    head = {
+        "refuted": f"None of the {len(fam)} synthetic families shows both halves of the claim (k90 in 5–10 at d = 64, "
+                   f"and lowered by sharpening).",
+        "verified": f"All {len(fam)} synthetic families show both halves of the claim (k90 in 5–10 at d = 64, and "
+                    f"lowered by sharpening).",
+        "unverifiable-here": f"Only {len(agree)} of {len(fam)} synthetic families ({', '.join(agree)}) show both "
+                             f"halves of the claim (k90 in 5–10 at d = 64, and lowered by sharpening).",
+    }[verdict]
     return Verdict(
         "LR-energy", verdict,
-        f"Said of attention 'in practice' (trained heads: decided in the real-heads chapter, not here). Per synthetic "
-        f"family at d = 64, b = {b1}, sharpening to b = {bmax}: {parts}. Families agreeing with both parts: "
-        f"{', '.join(agree) if agree else 'none'} of {len(fam)}.",
+        f"{head} Per family at d = 64, b = {b1}, sharpening to b = {bmax}: {parts}. The claim is about trained "
+        f"heads ('in practice'), which the chapter on real heads decides.",
         numbers=dict(families=fam, agreeing=agree, b_from=b1, b_to=bmax),
         thresholds=dict(rule=RULES["LR-energy"]),
         scale=p["scale"])
@@ -444,9 +518,12 @@ def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
     neg_cross = sum(r["cross_min_real_rel"] < -1e-12 or r["cross_complex"] > 0 for r in rows)
     return Verdict(
         "LR-kernel", "verified" if ok else "refuted",
-        f"Smallest λ_min/λ_max of exp(XXᵀ/√d): {min_rand:.2e} over {len(rows)} random kernel matrices, "
-        f"{min_adv:.2e} after adversarial search, {adv['near_duplicate_min_rel']:.1e} for a near-duplicate pair (PSD, "
-        f"strictly PD for distinct points via exp(xᵀy) = e^(‖x‖²/2)e^(−‖x−y‖²/2)e^(‖y‖²/2)); the attention numerator "
+        (f"exp(XXᵀ/√d) was positive semi-definite in every test: smallest λ_min/λ_max "
+         f"{_num(min(min_rand, min_adv))}, a rounding error. It is {_num(min_rand)} over {len(rows)} random "
+         f"matrices, {_num(min_adv)} after adversarial search. " if ok else
+         f"A kernel matrix exp(XXᵀ/√d) had a negative eigenvalue: smallest λ_min/λ_max {_num(min(min_rand, min_adv))}. ")
+        + f"A near-duplicate pair gives {_num(adv['near_duplicate_min_rel'])} (positive definite for distinct points, "
+        f"by exp(xᵀy) = exp(‖x‖²/2)·exp(−‖x − y‖²/2)·exp(‖y‖²/2)); the attention numerator "
         f"exp(QKᵀ/√d) with Q ≠ K is not symmetric and has negative or complex eigenvalues in {neg_cross} of "
         f"{len(rows)} draws.",
         numbers=dict(matrices=len(rows), min_rel_random=min_rand, min_rel_adversarial=min_adv,
@@ -569,18 +646,20 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
     k90_high = [r["k90"] / r["n"] for r in high]
     return Verdict(
         "LR-sparse", verdict,
-        f"n = {n}, each token attending to 3–5 others: {len(high)} of {len(rows)} cases (pattern × ideal/softmax) "
-        f"need rank > n/8 = {n / 8:.0f} ({', '.join(names(high)) or 'none'}; k90 there is "
-        + (f"{min(k90_high):.0%}–{max(k90_high):.0%} of n" if high else "—")
-        + f"), {len(low)} are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); row-ℓ1 error "
+        f"{len(high)} of {len(rows)} cases of the seed's scenario (L = {n}, 3–5 attended keys per token) need "
+        f"rank > L/8 = {n / 8:.0f}" + (": sparse attention is not low-rank attention. " if verdict == "refuted" else ". ")
+        + f"High-rank patterns (ideal or softmax): {', '.join(names(high)) or 'none'}"
+        + (f", with k90 at {_pct_range(k90_high)} of L" if high else "")
+        + f"; {len(low)} cases are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); "
+        f"row-ℓ1 error "
         f"≤ {rows[0]['eps']} needs rank between {min(r['r_lower'] for r in rows)} and "
         f"{max(r['r_upper'] for r in rows)} over the cases."
-        + (" Sparsity is not low rank: rows on distinct keys are nearly orthogonal." if verdict == "refuted" else ""),
+        + (" Rows on distinct keys are nearly orthogonal." if verdict == "refuted" else ""),
         numbers=dict(n=n, cases=len(rows), high_rank=len(high), low_rank=len(low),
                      per_case={f"{r['pattern']} {r['realisation']}": dict(k90=r["k90"], r_lower=r["r_lower"],
                                                                            r_upper=r["r_upper"]) for r in rows}),
-        thresholds=dict(high="k90 > n/8 or lower certificate (row-ℓ1 ≤ eps) > n/8",
-                        low="k90 <= n/8 and upper certificate (row-ℓ1 ≤ eps) <= n/8",
+        thresholds=dict(high="k90 > L/8 or lower certificate (row-ℓ1 ≤ ε) > L/8",
+                        low="k90 ≤ L/8 and upper certificate (row-ℓ1 ≤ ε) ≤ L/8",
                         refuted="more than half of the cases high-rank", verified="every case low-rank",
                         corrected="otherwise"),
         scale=p["scale"])
@@ -619,73 +698,125 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "verified" if t < 0.5 else "refuted"
     return Verdict(
         "LR-wide", verdict,
-        f"Demo inputs (Gaussian Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ n, 90% of the energy needs "
-        f"{min(x['wide'] for x in tab):.0%}–{max(x['wide'] for x in tab):.0%} of the singular values, against "
-        f"{min(x['narrow'] for x in tab):.0%}–{max(x['narrow'] for x in tab):.0%} for d_k ≤ n/8 and 90% for a flat "
-        f"spectrum; the wide case sits at t = {t:.2f} of the way from the d_k ≪ n case to flat (median over "
-        f"n ∈ {[x['n'] for x in tab]}): {'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}.",
+        f"With d_k ≥ L the demo's spectrum sits at t = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
+        f"{'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
+        f"Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ L, 90% of the energy needs "
+        f"{_pct_range([x['wide'] for x in tab])} of the singular values, against "
+        f"{_pct_range([x['narrow'] for x in tab])} for d_k ≤ L/8 and 90% for a flat "
+        f"spectrum (t is the median over L = {', '.join(str(x['n']) for x in tab)}).",
         numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
-        thresholds=dict(verified="median over n of t < 0.5", refuted="t >= 0.5",
-                        t="(k90/n at d ≥ n − k90/n at d ≤ n/8) / (⌈0.9n⌉/n − k90/n at d ≤ n/8)"),
+        thresholds=dict(verified="median over L of t < 0.5", refuted="t ≥ 0.5",
+                        t="(k90/L at d ≥ L − k90/L at d ≤ L/8) / (⌈0.9L⌉/L − k90/L at d ≤ L/8)"),
         scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures
+def _tick_label(v, _pos=None) -> str:
+    """A log-axis tick label that reads as one number: 512, 0.05, $10^{-3}$, $10^4$, $2\\times10^{11}$."""
+    if v <= 0:
+        return ""
+    e = math.floor(math.log10(v) + 1e-9)
+    c = v / 10**e
+    if abs(c - 1) < 1e-6 and abs(e) >= 3:  # 10³ rather than 1000 beside 10⁵: one style per axis
+        return f"$10^{{{e}}}$"
+    if 1e-2 <= v < 1e5:
+        return f"{v:.10g}"
+    if abs(c - 1) < 1e-6:
+        return f"$10^{{{e}}}$"
+    return f"${c:.2g}\\times10^{{{e}}}$"
+
+
+def _tidy_log_axes(ax, *, xticks=None, yticks=None) -> None:
+    """Tick labels of log axes that never collide ("3×10²4×10²"): labelled major ticks only, at ``xticks`` /
+    ``yticks`` when given, at 1, 2, 5 × 10^k when an axis spans less than two decades, else at powers of ten
+    (at most about six labels); minor ticks unlabelled. Call it after plotting (it reads the limits)."""
+    from matplotlib import ticker  # noqa: PLC0415
+
+    for axis, lim, ticks in ((ax.xaxis, ax.get_xlim(), xticks), (ax.yaxis, ax.get_ylim(), yticks)):
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(lim)
+        if ticks is not None:
+            axis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
+        else:
+            decades = math.log10(hi / lo) if lo > 0 else 99
+            subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
+            axis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=7))
+        axis.set_major_formatter(ticker.FuncFormatter(_tick_label))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def plot_demo_spectra(rows, n: int):
     """Normalised singular values of A for the demo's d at one n (first draw), with the cut-off d marked."""
     from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
-    fig, ax = figure(width=4.2, height=3.0)
+    fig, ax = figure(width=3.4, height=2.5)
     data = {}
     for i, r in enumerate(x for x in rows if x["n"] == n and x["trial"] == 0):
         s = np.asarray(r["s"])
         col = OKABE_ITO[1 + i % 7]
-        ax.semilogy(np.arange(1, len(s) + 1), s / s[0], "o-", ms=2, lw=1, color=col, label=f"d = {r['d']}")
+        ax.semilogy(np.arange(1, len(s) + 1), s / s[0], "o-", ms=2, lw=1, color=col, label=f"$d = {r['d']}$")
         if r["d"] < n:
             ax.axvline(r["d"] + 0.5, color=col, ls=":", lw=1)
         data[f"d{r['d']}"] = s / s[0]
-    ax.set_xlabel("index k")
-    ax.set_ylabel("σ_k / σ_1 of softmax(QKᵀ/√d)")
-    ax.legend(fontsize=6, ncol=2)
+    ax.set_xlabel("index $k$")
+    ax.set_ylabel(r"$\sigma_k/\sigma_1$ of $A$")
+    _tidy_log_axes(ax)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), title=f"$L = {n}$", title_fontsize=6)
     return fig, data
 
 
 def plot_energy(rows, n: int):
-    """k90 against the temperature multiplier b for each kind and d at one n (mean over draws)."""
-    from ..plotting import figure  # noqa: PLC0415
+    """k90 against the temperature multiplier b at one n (mean over draws): one panel per d, one curve per kind."""
+    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
     import pandas as pd  # noqa: PLC0415
 
     df = pd.DataFrame(rows)
     df = df[df.n == n].groupby(["kind", "d", "b"], as_index=False).k90.mean()
-    fig, ax = figure(width=4.2, height=3.0)
-    for (kind, d), g in df.groupby(["kind", "d"]):
-        ax.loglog(g.b, g.k90, marker="o", label=f"{kind}, d = {d}", ls="-" if d == max(df.d) else "--")
-    ax.axhspan(5, 10, color="0.85", zorder=0)
-    ax.set_xlabel("temperature multiplier b (logits b·QKᵀ/√d)")
-    ax.set_ylabel(f"k90 (n = {n})")
-    ax.legend(fontsize=6, ncol=2)
+    ds = sorted(df.d.unique())
+    fig, axes = figure(ncols=len(ds), width=3.4, height=2.5, sharey=True, squeeze=False)
+    for ax, d in zip(axes[0], ds):
+        for i, kind in enumerate(k for k in ENERGY_KINDS if k in set(df.kind)):
+            g = df[(df.kind == kind) & (df.d == d)]
+            ax.loglog(g.b, g.k90, marker="o", color=OKABE_ITO[1 + i], label=kind)
+        ax.axhspan(5, 10, color="0.85", zorder=0, label="claimed 5–10")
+        ax.set_xlabel(r"temperature multiplier $b$ (logits $b\,S$)")
+        ax.set_title(f"$d = {d}$, $L = {n}$", fontsize=8)
+        _tidy_log_axes(ax, xticks=sorted(df.b.unique()))
+    axes[0][0].set_ylabel(r"$k_{90}$")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(handles, labels, fontsize=6, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 0.0))
     return fig, {c: df[c].tolist() for c in df}
 
 
 def plot_tail_bound(rows, n: int):
     """Measured truncation error against the power-law bound, per kind, at one n."""
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
     from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
-    fig, ax = figure(width=4.2, height=3.0)
+    fig, ax = figure(width=3.4, height=2.5)
     data = {}
+    handles = []
     for i, kind in enumerate(KINDS):
         rs = [r for r in rows if r["kind"] == kind and r["n"] == n]
         col = OKABE_ITO[1 + i]
         r_ = [r["r"] for r in rs]
-        ax.loglog(r_, [r["tail"] for r in rs], "o-", color=col, label=f"{kind}: ‖A − A_r‖_F")
+        ax.loglog(r_, [r["tail"] for r in rs], "o-", color=col)
         b = [r["bound"] for r in rs]
         if np.all(np.isfinite(b)):
-            ax.loglog(r_, b, "--", color=col, lw=1, label=f"bound, α = {rs[0]['alpha']:.2f}")
+            ax.loglog(r_, b, "--", color=col, lw=1)
+        handles.append(Line2D([], [], color=col, marker="o", label=f"{kind} ($\\alpha = {rs[0]['alpha']:.2f}$)"))
         data[f"{kind}_r"], data[f"{kind}_tail"], data[f"{kind}_bound"] = r_, [r["tail"] for r in rs], b
-    ax.set_xlabel("rank r")
-    ax.set_ylabel("frobenius error")
-    ax.legend(fontsize=6)
+    handles += [Line2D([], [], color="k", marker="o", label=r"error $\|A - A_r\|_F$"),
+                Line2D([], [], color="k", ls="--", lw=1, label="power-law bound")]
+    ax.set_xlabel("rank $r$")
+    ax.set_ylabel(r"$\|A - A_r\|_F$ and its bound")
+    _tidy_log_axes(ax, xticks=sorted({r["r"] for r in rows if r["n"] == n}))
+    ax.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), title=f"$L = {n}$",
+              title_fontsize=6)
     return fig, data
 
 
@@ -693,7 +824,7 @@ def plot_sparse(rows):
     """k90 and the row-ℓ1 rank bracket [lower, upper] as fractions of n, per pattern and realisation."""
     from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
-    fig, ax = figure(width=4.2, height=3.0)
+    fig, ax = figure(width=3.4, height=2.5)
     pats = [x for x in PATTERNS if any(r["pattern"] == x for r in rows)]
     data = {}
     for j, real in enumerate(("ideal", "softmax")):
@@ -701,14 +832,15 @@ def plot_sparse(rows):
         x = np.arange(len(pats)) + (j - 0.5) * 0.3
         n = np.array([r["n"] for r in rs], float)
         k90, lo, up = (np.array([r[k] for r in rs]) / n for k in ("k90", "r_lower", "r_upper"))
-        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, label=f"{real}: row-ℓ1 rank bracket")
-        ax.plot(x, k90, "o", color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: k90")
+        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, label=f"{real}: row-$\\ell_1$ rank range")
+        ax.plot(x, k90, "o", color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: $k_{{90}}$")
         data[f"{real}_k90"], data[f"{real}_lower"], data[f"{real}_upper"] = k90.tolist(), lo.tolist(), up.tolist()
-    ax.axhline(1 / 8, color="k", ls=":", lw=1, label="n/8")
+    ax.axhline(1 / 8, color="k", ls=":", lw=1, label="$L/8$")
     ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(pats)), pats, fontsize=7)
-    ax.set_ylabel("rank needed / n")
-    ax.legend(fontsize=5)
+    ax.set_xticks(np.arange(len(pats)), pats, fontsize=7, rotation=20, ha="right")
+    ax.set_ylabel("rank needed / $L$")
+    _tidy_log_axes(ax)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     data["pattern"] = pats
     return fig, data
 
@@ -717,18 +849,19 @@ def plot_wide(rows):
     """k90/n against d/n on the demo grid (median over draws), one curve per n, with the flat spectrum's 0.9."""
     from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
 
-    fig, ax = figure(width=4.2, height=3.0)
+    fig, ax = figure(width=3.4, height=2.5)
     data = {}
     for i, n in enumerate(sorted({r["n"] for r in rows})):
         ds = sorted({r["d"] for r in rows if r["n"] == n})
         y = [float(np.median([energy_count(np.asarray(r["s"]), 0.9) / n for r in rows
                               if r["n"] == n and r["d"] == d])) for d in ds]
-        ax.semilogx(np.array(ds) / n, y, "o-", color=OKABE_ITO[1 + i % 7], label=f"n = {n}")
+        ax.semilogx(np.array(ds) / n, y, "o-", color=OKABE_ITO[1 + i % 7], label=f"$L = {n}$")
         data[f"d_over_n_{n}"], data[f"k90_over_n_{n}"] = (np.array(ds) / n).tolist(), y
     ax.axhline(0.9, color="k", ls=":", lw=1, label="flat spectrum")
     ax.axvline(1, color="0.5", lw=1)
     ax.axvline(1 / 8, color="0.5", lw=1, ls="--")
-    ax.set_xlabel("d_k / n")
-    ax.set_ylabel("k90 / n")
-    ax.legend(fontsize=6)
+    ax.set_xlabel("$d_k/L$")
+    ax.set_ylabel("$k_{90}/L$")
+    _tidy_log_axes(ax)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig, data
