@@ -21,6 +21,8 @@ def test_docstring_examples(module):
     ("As printed (l. 227) it fails. Then more.", "As printed (l. 227) it fails."),
     ("Ratios e.g. 0.5 and 1.5e-16 hold. Next.", "Ratios e.g. 0.5 and 1.5e-16 hold."),
     ("no full stop at all", "no full stop at all"),
+    ("It fails at every L. Then more.", "It fails at every L."),
+    ("See ll. 3-4 and Fig. 2 here. Next.", "See ll. 3-4 and Fig. 2 here."),
     ("  spaces\n and  newlines ", "spaces and newlines"),
 ])
 def test_headline_is_the_first_sentence(summary, expected):

@@ -112,7 +112,9 @@ def headline_of(summary: str, limit: int = 160) -> str:
         raise ValueError(f"limit must be an integer >= 20, got {limit!r}")
     text = " ".join(summary.split())
     for m in re.finditer(r"[.!?](?=\s)", text):
-        word = re.search(r"([\w.]*)$", text[:m.start()]).group(1).casefold()
+        word = re.search(r"([\w.]*)$", text[:m.start()]).group(1)
+        if len(word) > 2:  # "Fig.", "e.g."; but "L." ends a sentence where "l." (a line number) does not
+            word = word.casefold()
         if m.group() == "." and word in _ABBREVIATIONS:
             continue
         text = text[:m.end()]
