@@ -421,7 +421,7 @@ def convert(book: Book, number: int, doc: str, nb) -> nbformat.NotebookNode:
     cells.insert(1, nbformat.v4.new_markdown_cell(
         f"*This is the Colab edition of {where} of the book, generated from "
         f"[`{doc}.ipynb`]({book.url}/blob/{book.branch}/{doc}.ipynb) by `scripts/make_colab.py`; "
-        f"[the chapter on the web]({link}). Run all cells: the prose below is rendered from your run's numbers, "
+        f"[the {where.split()[0]} on the web]({link}). Run all cells: the prose below is rendered from your run's numbers, "
         f"so changing `SEED` or `SCALE` changes them too.*"))
     if conv.cited:
         refs = "\n".join(f"- {reference_markdown(book.bib[k])}" for k in sorted(
