@@ -605,7 +605,9 @@ def check_ar_svd(scale=None, seed: int = 0, data=None) -> Verdict:
     law = bool(fits) and all(f["consistent"] for f in fits)
     ok = chain and rob and len(robust) > 0 and varies and law
     fdesc = ", ".join(f"r = {f['r']}: {f['slope']:.2f} [{f['lo']:.2f}, {f['hi']:.2f}]" for f in fits)
-    rsdesc = ", ".join(f"{v if v is not None else 'none'} at β = {b:g}" for b, v in rs.items())
+    (b0, v0), (b1, v1) = next(iter(rs.items())), list(rs.items())[-1]
+    rsdesc = (f"from {v0 if v0 is not None else 'none'} at β = {b0:g} to {v1 if v1 is not None else 'none'} "
+              f"at β = {b1:g}")
     return Verdict("AR-svd", "verified" if ok else "refuted",
                    f"The chain row error ≤ τ_exact ≤ τ_width ≤ τ_spec {'held in all' if chain else 'failed in some of the'} "
                    f"{len(rows)} (β, r) cases, and at a fixed explained variance of {expl[0]:.4f} the SVD rank "
