@@ -60,7 +60,7 @@ class ConversionError(ValueError):
 @dataclass
 class Book:
     config: dict
-    chapters: list  # [(number, docname)], numbered chapters in the order of _toc.yml
+    chapters: list  # [(number, docname)], numbered pages in the order of _toc.yml (a sub-page: its chapter's number)
     macros: dict
     url: str  # repository URL
     branch: str
@@ -69,15 +69,40 @@ class Book:
     labels: dict = field(default_factory=dict)  # label -> (docname, text)
     bib: dict = field(default_factory=dict)
     times: dict = field(default_factory=dict)
+    sections: dict = field(default_factory=dict)  # docname of a sub-page -> its section number in the book ("7.9")
 
 
 def _toc_docs(toc: dict):
-    """(numbered, docname) for every file in _toc.yml, in order."""
+    """(numbered, docname) for every file in _toc.yml, in order: a chapter, then its sub-pages (its `sections:`)."""
     out = [(False, toc["root"])]
     for part in toc.get("parts", []):
         for ch in part.get("chapters", []):
             out.append((bool(part.get("numbered")), ch["file"]))
+            out.extend((bool(part.get("numbered")), sec["file"]) for sec in ch.get("sections", []))
     return out
+
+
+def _subpages(toc: dict) -> dict:
+    """{chapter docname: [docnames of its sub-pages]} for the numbered chapters of _toc.yml that have `sections:`."""
+    return {ch["file"]: [sec["file"] for sec in ch["sections"]] for part in toc.get("parts", []) if part.get("numbered")
+            for ch in part.get("chapters", []) if ch.get("sections")}
+
+
+def _top_sections(nb) -> int:
+    """The number of `## ` headings in a notebook's Markdown (outside code fences): the book numbers a chapter's
+    sub-pages after the chapter page's own sections (the sub-pages' toctree closes the page)."""
+    n = 0
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        fence = None
+        for line in cell.source.splitlines():
+            m = re.match(r"^(`{3,}|:{3,})", line)
+            if m and (fence is None or line.strip() == fence):
+                fence = None if fence else m.group(1)
+            elif fence is None and line.startswith("## "):
+                n += 1
+    return n
 
 
 def site_url(config: dict) -> str:
@@ -97,7 +122,13 @@ def load_book(root: Path = ROOT) -> Book:
     macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
     repo = config["repository"]
     docs = _toc_docs(toc)
-    chapters = [(i + 1, d) for i, d in enumerate(d for numbered, d in docs if numbered)]
+    subpages = _subpages(toc)
+    parent = {sub: ch for ch, subs in subpages.items() for sub in subs}
+    chapters, number = [], 0
+    for numbered, d in docs:
+        if numbered:
+            number += d not in parent
+            chapters.append((number, d))
     times_path = root / "data" / "benchmarks" / "chapter-times.json"
     book = Book(config, chapters, macros, repo["url"].rstrip("/"), repo.get("branch", "main"), site_url(config),
                 times=json.loads(times_path.read_text()) if times_path.exists() else {})
@@ -109,14 +140,20 @@ def load_book(root: Path = ROOT) -> Book:
             if path.suffix == ".ipynb" else path.read_text()
         m = re.search(r"^# (.+)$", text, re.M)
         book.titles[doc] = m.group(1).strip() if m else doc
+    counts: dict = {}  # per chapter number: sphinx-proof and numfig count on through a chapter's sub-pages
     for number, doc in chapters:
-        _number_labels(book, number, doc, nbformat.read(root / f"{doc}.ipynb", 4))
+        nb = nbformat.read(root / f"{doc}.ipynb", 4)
+        _number_labels(book, number, doc, nb, counts.setdefault(number, {}))
+        if doc in subpages:
+            for k, sub in enumerate(subpages[doc]):
+                book.sections[sub] = f"{number}.{_top_sections(nb) + k + 1}"
     book.bib = _read_bib(root / "book" / "references.bib")
     return book
 
 
-def _number_labels(book: Book, number: int, doc: str, nb) -> None:
-    counts: dict = {}
+def _number_labels(book: Book, number: int, doc: str, nb, counts: dict) -> None:
+    """Number the labelled blocks and figures of one page of chapter ``number``; ``counts`` carries the counts per
+    kind from the chapter's earlier pages (the book numbers a sub-page's "Theorem 7.4" after its chapter's 7.3)."""
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
@@ -380,10 +417,11 @@ def convert(book: Book, number: int, doc: str, nb) -> nbformat.NotebookNode:
             else:
                 cells.append(nbformat.v4.new_markdown_cell(val))
     link = book.site + doc + ".html"
+    where = f"section {book.sections[doc]}" if doc in book.sections else f"chapter {number}"
     cells.insert(1, nbformat.v4.new_markdown_cell(
-        f"*This is the Colab edition of chapter {number} of the book, generated from "
+        f"*This is the Colab edition of {where} of the book, generated from "
         f"[`{doc}.ipynb`]({book.url}/blob/{book.branch}/{doc}.ipynb) by `scripts/make_colab.py`; "
-        f"[the chapter on the web]({link}). Run all cells: the prose below is rendered from your run's numbers, "
+        f"[the {where.split()[0]} on the web]({link}). Run all cells: the prose below is rendered from your run's numbers, "
         f"so changing `SEED` or `SCALE` changes them too.*"))
     if conv.cited:
         refs = "\n".join(f"- {reference_markdown(book.bib[k])}" for k in sorted(

@@ -2,8 +2,9 @@
 
     python scripts/time_chapters.py --scale smoke book [--chapters 01 09]
 
-Each chapter runs in its own kernel with a fresh experiment cache; the file records the wall time and the CPU time
-of the kernel (all its threads), the machine and its load average. The Colab edition's first cell quotes these
+Each page of a chapter (`notebooks/NN-*.ipynb`: the chapter page and its sub-pages, such as 07-rank-upper-law; a
+chapter number in --chapters selects them all) runs in its own kernel with a fresh experiment cache; the file
+records the wall time and the CPU time of the kernel (all its threads), the machine and its load average. The Colab edition's first cell quotes these
 times (scripts/make_colab.py), so a reader knows what a run costs before starting it.
 """
 from __future__ import annotations

@@ -206,3 +206,29 @@ def test_edition_runs_for_a_reader(path, reader_env):
 def _plain_and_spec(plain: dict, role: str):
     name, spec = edition._split_key(role.split("`")[1])
     return plain[name], spec
+
+
+def test_a_subpage_continues_its_chapters_numbers(tmp_path):
+    """A chapter's sub-page (`sections:` under it in _toc.yml) is numbered as the book numbers it: its theorems and
+    figures count on from the chapter page's, and the page itself is the section after the chapter page's own."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
+    (tmp_path / "book" / "intro.md").write_text("# Intro\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nparts:\n  - caption: Chapters\n    numbered: true\n    chapters:\n"
+        "      - file: notebooks/01-a\n      - file: notebooks/02-b\n        sections:\n"
+        "          - file: notebooks/02-c\n      - file: notebooks/03-d\n")
+    for name, sections in (("01-a", 1), ("02-b", 2), ("02-c", 1), ("03-d", 1)):
+        text = f"# Page {name}\n\n" + "".join(
+            f"## Part {i}\n\n```{{prf:theorem}} T\n:label: thm-{name}-{i}\n\nx\n```\n\n```python\n## not a heading\n```\n\n"
+            for i in range(sections))
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)]),
+                       tmp_path / "notebooks" / f"{name}.ipynb")
+    book = make_colab.load_book(tmp_path)
+    assert book.chapters == [(1, "notebooks/01-a"), (2, "notebooks/02-b"), (2, "notebooks/02-c"), (3, "notebooks/03-d")]
+    assert book.sections == {"notebooks/02-c": "2.3"}
+    assert book.labels["thm-02-b-1"] == ("notebooks/02-b", "Theorem 2.2")
+    assert book.labels["thm-02-c-0"] == ("notebooks/02-c", "Theorem 2.3")
+    assert book.labels["thm-03-d-0"] == ("notebooks/03-d", "Theorem 3.1")
