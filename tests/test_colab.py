@@ -192,7 +192,7 @@ def test_edition_runs_for_a_reader(path, reader_env):
             shown.append(str(data.get("text/markdown", "")) + str(data.get("text/html", "")))
         text = "\n".join(shown)
         assert not [m for m in MYST if m in text], (path.name, text[:300])
-        assert "computed below" not in text and not MACRO_USE.search(text)
+        assert "computed below⟩" not in text and not MACRO_USE.search(text)
         if "from attnlab.audit.edition import figure" in cell.source:
             kinds = ("text/html",) if "Computed by this run" in cell.source else ("image/svg+xml", "image/png")
             assert any(k in o.get("data", {}) for o in cell.outputs for k in kinds), f"{path.name}: a figure is missing"
