@@ -158,8 +158,9 @@ CLAIMS: tuple[Claim, ...] = (
           "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching.",
           "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_fixed_d"),
     Claim("AT-lowrank", S003, "Thm 1.4",
-          "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ (the notes' K'ᵀ = V_Qᵀ U_K V_Kᵀ does not "
-          "multiply); the time bound's proof uses max(r_Q, r_K).",
+          "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ; the K'ᵀ = V_Qᵀ U_K V_Kᵀ that the notes "
+          "say is printed on p. 17 of the paper does not multiply; the time bound's proof uses max(r_Q, r_K), and V "
+          "keeps its d columns.",
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_lowrank"),
     Claim("AT-grad", S003, "Thm 4.3",
           "Gradient of ½‖FH − E‖_F², F = rowsoftmax(A₁XA₂ᵀ): A₁ᵀ(F∘G − diag(r)·F)A₂ (printed: F·diag((F∘Gᵀ)·1)); "
@@ -230,7 +231,8 @@ CLAIMS: tuple[Claim, ...] = (
           "When d_k ≥ n the singular values of the demo's attention matrix still decay fast.",
           "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_wide"),
     Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
-          "Linformer O(nk) and Performer O(nmd) time and memory, faster than standard attention.",
+          "Linformer time O(nk·d_k) (no memory figure given); Performer time O(nmd) and memory O(nm + m·d_k); both "
+          "faster than standard attention.",
           "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_cost"),
     Claim("SP-robust", S002, "l. 11, 28, 34",
           "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ.",
@@ -246,7 +248,8 @@ CLAIMS: tuple[Claim, ...] = (
           "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
           "notebooks/05-gradient", "attnlab.audit.gradient:check_at_precision"),
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
-          "For the random instance, the number of orthogonal pairs is odd with probability 1/2.",
+          "Keeping each key independently with probability 1/2, in a row with at least one orthogonal key the number "
+          "of orthogonal keys kept is odd with probability 1/2 (per row; repeated O(log n) times).",
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
@@ -263,6 +266,57 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-const", S004, "l. 136",
           "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?).",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_const"),
+    # ---- found on a third reading (claims.md, 2026-12-01)
+    Claim("PDA-norm", S000, "l. 49, 51 (also 199, 224)",
+          "Layer normalisation makes ‖Q_i‖₂ ≈ √d and ‖K_j‖₂ ≈ √d, 'hence' q = Q/√d and k = K/√d satisfy ‖q_i‖, ‖k_j‖ ≤ 1, "
+          "the premise of every PDA bound (|S_ij| ≤ √d, the unit-vector JL tail)."),
+    Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
+          "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
+          "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r)."),
+    Claim("PDA-rsvd", S000, "l. 29, 100, 122; second half l. 314",
+          "The error analysis uses the exact Eckart–Young truncation while the cost analysis prices a randomized SVD "
+          "(O(L²r·log r + Lr²)): does the randomized output meet the Eckart–Young equality, or what does an exact "
+          "truncation cost?"),
+    Claim("PDA-fixed-m", S000, "l. 150, 165, 359, 365, 387",
+          "In practice a fixed m (128 or 256), independent of L, gives a good approximation (against the worst-case "
+          "rule m ∝ L)."),
+    Claim("PDA-sqrtL", S000, "l. 192, 308",
+          "The √L factor of ‖A − Ã‖_F ≤ 2ε√L holds in the worst case, but for attention rows (row sums 1, most entries "
+          "small) the amplification 'may be far smaller than √L'."),
+    Claim("PDA-mL", S000, "l. 191",
+          "'The √d factor in the projection bound forces m = O(L)' for the total error not to grow with L."),
+    Claim("PDA-memory", S000, "l. 3, 9, 138, 165",
+          "Standard attention needs O(L²) memory; PDA's memory is O(Ld + Lm) (abstract), O(Ld + Lm + Lr) (§4.2), "
+          "O(Ld) (conclusion)."),
+    Claim("LR-onehot", S001, "l. 60",
+          "When softmax makes each row close to one-hot, 'the set of one-hot vectors spans a space of very low "
+          "dimension' (the mechanism offered for low rank)."),
+    Claim("LR-mercer", S001, "l. 123",
+          "The softmax kernel's (Mercer) eigenvalues decay fast, which is the low-rankness of attention matrices."),
+    Claim("LR-unbiased", S001, "l. 291, comparison table",
+          "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
+          "unbiased, or only the kernel?"),
+    Claim("LR-kdk", S001, "l. 171, 177",
+          "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
+          "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3."),
+    Claim("SP-causal", S002, "l. 7, 30, 34",
+          "The approximation theorem extends to causal (lower-triangular) patterns with the same logarithmic "
+          "dependence on L."),
+    Claim("AT-cancel", S003, "l. 170; 67",
+          "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
+          "moments Σ k^b v in floating point): stable bases and precision management are needed."),
+    Claim("AT-bigd", S003, "l. 83, 169",
+          "The hidden g^{O(d)} is not cheap for large d; no speed-up can be predicted from Thm 1.3 for head "
+          "dimensions 64 or 128."),
+    Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
+          "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
+          "constant error needs n^{2−δ} time under SETH."),
+    Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
+          "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
+          "needs T_MUL(n, d, n)^{1−o(1)} time."),
+    Claim("AR-visible", S004, "l. 80, 132",
+          "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
+          "low-dimensional subspace."),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}
