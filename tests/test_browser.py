@@ -186,12 +186,29 @@ const figures = [...col.querySelectorAll('figure img, div.cell_output img')].fil
   src: (i.getAttribute('src') || '').slice(0, 80), natural: i.naturalWidth, shown: i.clientWidth,
   vector: /\.svg(\?|$)|^data:image\/svg/.test(i.getAttribute('src') || '')}));
 const clone = col.cloneNode(true);  // the page as read: outputs and prose, not the source of code cells
-clone.querySelectorAll('.cell_input, div.highlight-python, div.highlight-ipython3').forEach(e => e.remove());
+clone.querySelectorAll('.cell_input, div.highlight-python, div.highlight-ipython3, script, style, mjx-container')
+  .forEach(e => e.remove());
 const text = clone.textContent;
+// text nodes as a reader sees them (typeset math removed, code excluded): for raw TeX and programmer floats
+const walker = document.createTreeWalker(col, NodeFilter.SHOW_TEXT);
+const shown = [];
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const p = n.parentElement;
+  if (!p || p.closest('pre, code, script, style, mjx-container, .highlight, .cell_input, .attnlab-cite')) continue;
+  shown.push(n.textContent);
+}
 const headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim()).filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
 const nanCells = [...col.querySelectorAll('td')].filter(t => /^\s*(nan|NaN|None)\s*$/.test(t.textContent)).length;
-return {width: box.width, wideTables, wideMath, figures, text, headers, nanCells};
+return {width: box.width, wideTables, wideMath, figures, text, headers, nanCells, shown};
 """
+
+#: TeX a reader should never see as source: dollars around math, MathJax delimiters, macros (the book's and TeX's).
+RAW_TEX = [r"\$[^$\s][^$]*?[^$\s\\]\$", r"\$[^$\s]\$", r"\\\(", r"\\\)", r"\\\[", r"\\\]",
+           r"\\(operatorname|mathrm|rm|eps|epsilon|norm|abs|lVert|rVert|frac|sqrt|mathbb|mathcal|left|right|langle|"
+           r"rangle|cdot|times|le|ge|leq|geq|hat|tilde|alpha|beta|sigma|log|exp|top|ip|osc|softmax)(?![A-Za-z])"]
+#: Numbers as a program prints them (3.2e+08, 1.00e-03, 1000000.0), not as a reader writes them.
+PROGRAMMER_FLOATS = [r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.])", r"(?<![\w.,])\d{4,}\.0(?![\d.])",
+                     r"(?<![\w.])\d{1,3}(?:,\d{3})+\.0(?![\d.])"]
 
 FIRST_SCREEN = """
 const f = document.querySelector('div.attnlab-findings');
@@ -224,6 +241,81 @@ def test_page_reads_at_1280px(browser, page):
     assert not found, f"plumbing in the page text: {found[:3]}"
     assert not r["headers"], f"snake_case table headers: {r['headers'][:5]}"
     assert not r["nanCells"], f"{r['nanCells']} table cells read NaN"
+
+
+def _hits(patterns, texts, width=40):
+    import re
+
+    out = []
+    for t in texts:
+        for p in patterns:
+            for m in re.finditer(p, t):
+                out.append(t[max(0, m.start() - width):m.end() + width].strip())
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_page_text_is_typeset_and_reads_as_numbers(browser, page):
+    """With every <details> open, the text a reader sees (outside code) holds no TeX source (dollars, MathJax
+    delimiters, macros: a header or a summary that was not typeset) and no programmer float (3.2e+08, 1000000.0)."""
+    browser.set_window_size(1280, 900)
+    browser.get(page.as_uri())
+    browser.set_script_timeout(30)
+    browser.execute_async_script(MATHJAX_DONE)
+    r = browser.execute_script(READING)
+    tex = _hits(RAW_TEX, r["shown"])
+    assert not tex, f"{len(tex)} raw TeX in the rendered text: {tex[:3]}"
+    floats = _hits(PROGRAMMER_FLOATS, r["shown"])
+    assert not floats, f"{len(floats)} programmer floats in the text: {floats[:3]}"
+
+
+FINDINGS_GEOMETRY = r"""
+const f = document.querySelector('div.attnlab-findings');
+if (!f) return null;
+const edge = f.getBoundingClientRect().right;
+const short = e => (e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+const past = [...f.querySelectorAll('*')].filter(e => e.getBoundingClientRect().right > edge + 1).map(short);
+const over = [...f.querySelectorAll('.attnlab-badge')].filter(b => {
+  const cell = b.closest('td');
+  return cell && b.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1;
+}).map(short);
+return {past, over};
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+def test_findings_box_holds_its_contents(browser, page, width):
+    """No element of a chapter's findings box reaches past the box's right edge, and no verdict badge runs out of
+    its cell over the summary beside it, at 1280 px and on a 390 px phone."""
+    browser.set_window_size(width, 900)
+    browser.get(page.as_uri())
+    r = browser.execute_script(FINDINGS_GEOMETRY)
+    assert r is not None, "no findings box"
+    assert not r["past"], f"past the box's edge at {width} px: {r['past'][:3]}"
+    assert not r["over"], f"badges printed over their neighbours at {width} px: {r['over'][:3]}"
+
+
+def test_verdicts_look_different_without_colour(browser):
+    """Every verdict's badge (verdicts page) and verdict box (chapters) differs from every other verdict's by line
+    style or symbol, not by colour alone."""
+    browser.set_window_size(1280, 900)
+    looks = {}
+    for page in [HTML / "book" / "verdicts.html", *CHAPTERS]:
+        browser.get(page.as_uri())
+        for verdict, look in browser.execute_script(r"""
+            const out = [];
+            document.querySelectorAll('.attnlab-badge').forEach(b => {
+              const s = getComputedStyle(b), before = getComputedStyle(b, '::before');
+              out.push([b.textContent.trim(), 'badge ' + s.borderLeftStyle + ' ' + before.content]); });
+            document.querySelectorAll('div.admonition[id^="verdict-"]').forEach(d => {
+              const s = getComputedStyle(d), t = getComputedStyle(d.querySelector('.admonition-title'), '::after');
+              out.push([d.querySelector('.admonition-title strong').textContent.trim(),
+                        'box ' + s.borderLeftStyle + ' ' + s.borderLeftWidth + ' ' + t.content]); });
+            return out;"""):
+            looks.setdefault(verdict, set()).add(look)
+    shared = [(a, b, looks[a] & looks[b]) for a in looks for b in looks if a < b and looks[a] & looks[b]]
+    assert len(looks) >= 4 and not shared, f"verdicts that look alike but for colour: {shared[:3]}"
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)

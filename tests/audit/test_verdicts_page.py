@@ -70,7 +70,7 @@ UNDERSCORES = "‖A − A_r‖_F equals √(Σ_(k>r) σ_k²) *not* $x$ <b>bold</
 def test_verdict_box_shows_the_summary_as_plain_text():
     v = Verdict("PDA-ey", "loose", UNDERSCORES, numbers=dict(x=0.1234567890123456), scale="book")
     box = v._repr_html_()
-    assert 'id="verdict-PDA-ey"' in box and 'class="admonition note"' in box
+    assert 'id="verdict-PDA-ey"' in box and 'class="admonition note attnlab-verdict-loose"' in box
     assert "‖A − A_r‖_F equals √(Σ_(k&gt;r) σ_k²) *not* $x$ &lt;b&gt;bold&lt;/b&gt; &amp; co" in box
     assert "<em>" not in box and "<b>" not in box
     assert "tex2jax_ignore" in box  # MathJax leaves the dollar signs alone
@@ -81,7 +81,7 @@ def test_numbers_are_readable():
                 lst=[0.333333333333, 2.0], nested={"a": {"b": 1.0000000001}, "c": [1 / 3]},
                 records=[dict(family="planted r=1", slope=0.44354), dict(family="sphere", slope=1.0512345)])
     out = numbers_html(nums, dict(tol=0.35))
-    for shown in ("0.1235", "6.49e+11", "12", "yes", "–", "NaN", "[0.3333, 2]", "a: (b: 1), c: [0.3333]",
+    for shown in ("0.1235", "6.49 × 10¹¹", "12", "yes", "–", "NaN", "[0.3333, 2]", "a: (b: 1), c: [0.3333]",
                   "family: planted r=1, slope: 0.4435\nfamily: sphere, slope: 1.051", "threshold: tol", "0.35"):
         assert shown in out, shown
     assert "0.1234567890" not in out and "{'" not in out and "'a'" not in out

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .claims import get_claim
-from .verdict import VERDICTS
+from .verdict import VERDICTS, badge_html
 
 __all__ = ["Change", "RECORD", "load_changes", "latest_verdicts", "changes_html"]
 
@@ -99,14 +99,11 @@ def latest_verdicts(changes: list[Change] | None = None) -> dict[str, str]:
 
 def changes_html(changes: list[Change] | None = None, page: str = "book/changes") -> str:
     """The record as one table, newest first: date, claim (linked to the verdicts page), from, to, why."""
-    from .present import COLOUR  # noqa: PLC0415
-
     changes = load_changes() if changes is None else changes
     href = posixpath.relpath("book/verdicts.html", posixpath.dirname(page) or ".")
 
     def word(v):
-        return (f'<span class="attnlab-verdict attnlab-verdict-{v}" style="border-left: 4px solid '
-                f'{COLOUR.get(v, "#757575")}; padding-left: 0.3em">{html.escape(v)}</span>')
+        return badge_html(v)
 
     rows = "".join(
         f'<tr><td style="white-space: nowrap">{c.date:%-d %b %Y}</td>'

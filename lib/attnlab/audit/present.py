@@ -17,16 +17,33 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 
-from .verdict import VERDICTS, Verdict
+from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, sci
 
-__all__ = ["Html", "findings", "table", "parameters", "fmt_number"]
+__all__ = ["Html", "Table", "findings", "table", "parameters", "fmt_number"]
 
-#: The colour of each verdict (those of the verdicts page), for the bar beside the word.
-COLOUR = {"verified": "#2e7d32", "loose": "#1565c0", "corrected": "#ef6c00", "refuted": "#c62828",
-          "unverifiable-here": "#8d6e00", "pending": "#757575"}
+#: The colour of each verdict (:data:`attnlab.audit.verdict.VERDICT_STYLE`), for the bar beside the word.
+COLOUR = {k: v[0] for k, v in VERDICT_STYLE.items()}
 _NO_TEX = "tex2jax_ignore mathjax_ignore"
+
+
+_MATH = re.compile(r"\$([^$]+)\$")
+
+
+def _header_html(text: str, book: bool) -> str:
+    """A header for the HTML table: text escaped; ``$…$`` as inline math the book's MathJax typesets (an element of
+    class ``math`` holding ``\\(…\\)``), or, outside the book, as the TeX between dollars."""
+    if not book:
+        return html.escape(text)
+    out, pos = [], 0
+    for m in _MATH.finditer(text):
+        out.append(html.escape(text[pos:m.start()]))
+        out.append(f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1))}\\)</span>')
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
 
 
 class Html(str):
@@ -37,20 +54,18 @@ class Html(str):
         return str(self)
 
     def __repr__(self):  # text/plain: what a terminal shows; never used by the book (it renders the HTML)
-        import re  # noqa: PLC0415
-
         return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", str(self)))).strip()
 
 
 def fmt_number(v, digits: int = 3) -> str:
     """``v`` for a reader: integers with thousands separators, other numbers to ``digits`` significant digits
-    (scientific notation outside [1e-3, 1e5)), NaN and None as "–", infinities as ∞.
+    (written m × 10ᵏ outside [10⁻³, 10⁵)), NaN and None as "–", infinities as ∞.
 
     Examples
     --------
     >>> from attnlab.audit.present import fmt_number
     >>> fmt_number(4096), fmt_number(0.123456), fmt_number(1.5e-7), fmt_number(float("nan"))
-    ('4,096', '0.123', '1.50e-07', '–')
+    ('4,096', '0.123', '1.50 × 10⁻⁷', '–')
     """
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
         raise ValueError(f"digits must be a positive integer, got {digits!r}")
@@ -71,10 +86,11 @@ def fmt_number(v, digits: int = 3) -> str:
             return "–"
         if math.isinf(v):
             return "∞" if v > 0 else "−∞"
-        if v == int(v) and abs(v) < 1e15:
+        if v == int(v) and abs(v) < 1e6:
             return f"{int(v):,}"
         if v != 0 and not 1e-3 <= abs(v) < 1e5:
-            return f"{v:.{digits - 1}e}"
+            m, e = f"{v:.{digits - 1}e}".split("e")
+            return sci(m, int(e))
         if abs(v) >= 10 ** (digits - 1):
             return f"{round(v):,}"
         return f"{v:.{digits}g}"
@@ -82,8 +98,7 @@ def fmt_number(v, digits: int = 3) -> str:
 
 
 def _badge(verdict: str) -> str:
-    return (f'<span class="attnlab-badge" style="border-left: 4px solid {COLOUR.get(verdict, "#757575")}; '
-            f'padding-left: 0.35em; white-space: nowrap">{html.escape(verdict)}</span>')
+    return badge_html(verdict)
 
 
 def findings(verdicts: Sequence[Verdict], *, titles: Mapping[str, str] | None = None,
@@ -135,9 +150,10 @@ def findings(verdicts: Sequence[Verdict], *, titles: Mapping[str, str] | None = 
     return Html(
         f'<div class="admonition attnlab-findings {_NO_TEX}">'
         f'<p class="admonition-title">{html.escape(title)} ({html.escape(tally)})</p>'
-        f'<table style="table-layout: fixed; width: 100%; overflow-wrap: anywhere; font-size: 0.92em">'
-        f'<colgroup><col style="width: 8.2em"><col style="width: 8.6em"><col></colgroup><tbody>'
-        f'{"".join(rows)}</tbody></table>'
+        f'<div class="attnlab-findings-body"><table style="table-layout: fixed; width: 100%; '
+        f'overflow-wrap: break-word; font-size: 0.92em">'
+        f'<colgroup><col class="attnlab-findings-id"><col class="attnlab-findings-verdict"><col></colgroup><tbody>'
+        f'{"".join(rows)}</tbody></table></div>'
         f'<p style="font-size: 0.85em; margin-top: 0.4em">Computed when this page was built '
         f"({html.escape(str(verdicts[0].scale))} scale); each claim links to its verdict and the numbers behind it.</p>"
         f"</div>")
@@ -153,8 +169,9 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
         The data. Its index is dropped unless ``index`` names it (a MultiIndex is shown as columns).
     columns : mapping of column name to header, optional
         The columns to show, in this order, with their headers in words or symbols; a header may hold TeX
-        between dollars (``"error $\\norm{\\hat A - A}_F$"``), typeset like the prose. Default: all columns under
-        their own names.
+        between dollars (``"error $\\lVert \\hat A - A \\rVert_F$"``, standard TeX: the Colab edition has no book
+        macros), typeset like the prose: in the book as inline math for its MathJax; elsewhere (the Colab edition)
+        the table is shown as Markdown, whose renderer reads dollars. Default: all columns under their own names.
     formats : mapping of column name to a format spec or a callable, optional
         ``".2f"``-style specs or ``f(value) -> str``; other columns use :func:`fmt_number` with ``digits``.
     index : str, optional
@@ -168,7 +185,8 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
 
     Returns
     -------
-    Html
+    Table
+        An :class:`Html` string; outside the book, with TeX in a header, it displays as a Markdown table.
 
     Raises
     ------
@@ -207,18 +225,46 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
             return format(v, f)
         return fmt_number(v, digits)
 
-    head = "".join(f'<th style="text-align: left; vertical-align: bottom">{html.escape(str(h))}</th>'
+    from .edition import in_book  # noqa: PLC0415
+
+    book = in_book()
+    head = "".join(f'<th style="text-align: left; vertical-align: bottom">{_header_html(str(h), book)}</th>'
                    for h in shown.values())
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(cell(c, row[c]))}</td>" for c in shown) + "</tr>"
         for _, row in data[list(shown)].iterrows()
     )
-    layout = ("table-layout: fixed; width: 100%; overflow-wrap: anywhere" if wrap
-              else "max-width: 100%; overflow-wrap: anywhere")
+    layout = ("table-layout: fixed; width: 100%; overflow-wrap: break-word" if wrap
+              else "max-width: 100%; overflow-wrap: break-word")
     cap = (f'<caption style="caption-side: top; text-align: left">{html.escape(caption)}</caption>'
            if caption else "")
-    return Html(f'<table class="attnlab-table" style="{layout}; font-size: 0.9em">{cap}'
+    out = Table(f'<table class="attnlab-table" style="{layout}; font-size: 0.9em">{cap}'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    if not book and any(_MATH.search(str(h)) for h in shown.values()):
+        # Outside the book (the Colab edition, Jupyter) TeX in HTML is not typeset: show a Markdown table, whose
+        # dollars the notebook's Markdown renderer typesets.
+        def md(text):
+            return str(text).replace("|", "\\|").replace("\n", " ")
+
+        lines = ([f"*{md(caption)}*", ""] if caption else []) + [
+            "| " + " | ".join(md(h) for h in shown.values()) + " |",
+            "|" + "---|" * len(shown)]
+        lines += ["| " + " | ".join(md(cell(c, row[c])) for c in shown) + " |"
+                  for _, row in data[list(shown)].iterrows()]
+        out.markdown = "\n".join(lines)
+    return out
+
+
+class Table(Html):
+    """A table from :func:`table`: HTML, or (outside the book, when a header holds TeX) a Markdown table."""
+
+    markdown: str | None = None
+
+    def _repr_html_(self):
+        return None if self.markdown else str(self)
+
+    def _repr_markdown_(self):
+        return self.markdown
 
 
 def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,

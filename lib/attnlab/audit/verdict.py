@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["VERDICTS", "Verdict", "headline_of", "numbers_html", "summary_html"]
+__all__ = ["VERDICTS", "VERDICT_STYLE", "Verdict", "badge_html", "headline_of", "numbers_html", "summary_html", "sci", "readable"]
 
 #: Verdicts of ``claims.md``, plus ``pending`` for claims no chapter checks yet.
 VERDICTS = {
@@ -27,8 +27,93 @@ VERDICTS = {
 
 _ADMONITION = {
     "verified": "tip", "loose": "note", "corrected": "warning", "refuted": "danger",
-    "unverifiable-here": "caution", "pending": "seealso",
+    "unverifiable-here": "important", "pending": "seealso",
 }
+
+#: How each verdict looks wherever it is shown (badges, verdict boxes, tables): a colour, a line style and a symbol,
+#: so that no two verdicts differ by colour alone (the book's stylesheet draws the same from the class
+#: ``attnlab-verdict-<verdict>``); colour-blind-safe hues, each distinct in grey print by its line style.
+VERDICT_STYLE = {
+    "verified": ("#1b7837", "solid", "✓"),
+    "loose": ("#2166ac", "double", "≈"),
+    "corrected": ("#e66101", "dashed", "✎"),
+    "refuted": ("#b2182b", "solid", "✗"),
+    "unverifiable-here": ("#5e3c99", "dotted", "?"),
+    "pending": ("#757575", "dotted", "…"),
+}
+
+
+def badge_html(verdict: str) -> str:
+    """A verdict as a badge: its word behind a bar in its colour and line style (the book's stylesheet puts the
+    symbol of ``data-symbol`` before the word; the text of the badge is the verdict alone).
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdict import badge_html
+    >>> badge_html("refuted")  # doctest: +NORMALIZE_WHITESPACE
+    '<span class="attnlab-badge attnlab-verdict-refuted" data-symbol="✗" style="border-left: 4px solid #b2182b;
+    padding-left: 0.35em">refuted</span>'
+    """
+    if verdict not in VERDICT_STYLE:
+        raise ValueError(f"verdict must be one of {sorted(VERDICTS)}, got {verdict!r}")
+    colour, line, symbol = VERDICT_STYLE[verdict]
+    width = "5px" if line == "double" else "4px"
+    return (f'<span class="attnlab-badge attnlab-verdict-{verdict}" data-symbol="{symbol}" style="border-left: '
+            f'{width} {line} {colour}; padding-left: 0.35em">{html.escape(verdict)}</span>')
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def sci(mantissa: str, exponent: int) -> str:
+    """``mantissa × 10^exponent`` as a reader writes it: ``sci("3.2", 8) == "3.2 × 10⁸"``, ``sci("1", -12) == "10⁻¹²"``.
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdict import sci
+    >>> sci("3.2", 8), sci("1", -12), sci("-2.50", -3)
+    ('3.2 × 10⁸', '10⁻¹²', '−2.50 × 10⁻³')
+    """
+    power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    mantissa = mantissa.replace("-", "−")
+    if mantissa.lstrip("−") in ("1", "1.0"):
+        return ("−" if mantissa.startswith("−") else "") + power
+    return f"{mantissa} × {power}"
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w.])")
+_WHOLE_FLOAT = re.compile(r"(?<![\w.,])(-?\d{4,})\.0(?![\d.])")
+
+
+def readable(text: str) -> str:
+    """``text`` with programmer floats written for a reader: ``3.2e+08`` as ``3.2 × 10⁸`` and ``1000000.0`` as
+    ``1,000,000`` (what a check's summary holds after an f-string's ``:.1e`` or a float's ``str``).
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdict import readable
+    >>> readable("err 3.2e+08 at n = 1000000.0, eps=1e-12 (x.1e5 kept)")
+    'err 3.2 × 10⁸ at n = 1,000,000, eps=10⁻¹² (x.1e5 kept)'
+    """
+    text = _E_NOTATION.sub(lambda m: sci(m.group(1), int(m.group(2))), text)
+    return _WHOLE_FLOAT.sub(lambda m: f"{int(m.group(1)):,}", text)
+
+
+def format_float(v: float, digits: int = 4) -> str:
+    """A float for a reader: ``digits`` significant digits, ``m × 10ᵏ`` outside [10⁻³, 10⁵) (whole numbers below 10⁶
+    keep their digits, with thousands separators), "NaN" and "∞" spelled out."""
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == int(v) and abs(v) < 1e6:
+        return f"{int(v):,}"
+    if v != 0 and not 1e-3 <= abs(v) < 1e5:
+        m, e = f"{v:.{digits - 1}e}".split("e")
+        return sci(f"{float(m):.{digits}g}", int(e))
+    if abs(v) >= 10 ** (digits - 1):
+        return f"{round(v):,}"
+    return f"{v:.{digits}g}"
 
 
 @dataclass
@@ -56,7 +141,8 @@ class Verdict:
             raise TypeError(f"summary must be a string, got {type(self.summary).__name__}")
         if not isinstance(self.headline, str):
             raise TypeError(f"headline must be a string, got {type(self.headline).__name__}")
-        self.headline = self.headline.strip() or headline_of(self.summary)
+        self.summary = readable(self.summary)
+        self.headline = readable(self.headline.strip()) or headline_of(self.summary)
         # plain JSON values (str keys, Python numbers), so a verdict read back from JSON compares equal
         self.numbers = json.loads(json.dumps(self.numbers, default=_plain))
         self.thresholds = json.loads(json.dumps(self.thresholds, default=_plain))
@@ -70,7 +156,8 @@ class Verdict:
     def _repr_html_(self) -> str:
         kind = _ADMONITION[self.verdict]
         return (
-            f'<div class="admonition {kind}" id="verdict-{html.escape(self.claim, quote=True)}">'
+            f'<div class="admonition {kind} attnlab-verdict-{self.verdict}" '
+            f'id="verdict-{html.escape(self.claim, quote=True)}">'
             f'<p class="admonition-title">{html.escape(self.claim)}: <strong>{html.escape(self.verdict)}</strong></p>'
             f"{summary_html(self.summary)}"
             f'<details><summary>measured numbers ({html.escape(str(self.scale))} scale)</summary>'
@@ -143,7 +230,7 @@ def summary_html(summary: str) -> str:
 def numbers_html(numbers: dict, thresholds: dict | None = None) -> str:
     """The measured numbers and the thresholds as a two-column table that fits the text column.
 
-    Floats are shown to 4 significant digits, nested lists and dicts as plain text (``key: value``), never as
+    Floats are shown to 4 significant digits (3.2 × 10⁸, never 3.2e+08), integers with thousands separators, nested lists and dicts as plain text (``key: value``), never as
     Python reprs, a list of records one record a line; everything is HTML-escaped.
     """
     entries = {**numbers, **{f"threshold: {k}": v for k, v in (thresholds or {}).items()}}
@@ -166,11 +253,9 @@ def _fmt(v, nested: bool = False) -> str:
     if isinstance(v, bool) or v is None:
         return {True: "yes", False: "no", None: "–"}[v]
     if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "∞" if v > 0 else "−∞"
-        return f"{v:.4g}"
+        return format_float(v, 4)
+    if isinstance(v, int):
+        return f"{v:,}"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt(x, True) for x in v) + "]"
     if isinstance(v, dict):

@@ -17,16 +17,15 @@ import re
 from collections import Counter
 
 from .claims import SEEDS, seed_name
-from .verdict import VERDICTS, Verdict, numbers_html
+from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, numbers_html
 
 __all__ = ["VERDICT_ORDER", "verdict_counts", "chapter_href", "overview_html", "claims_html", "findings_html"]
 
 #: The order verdicts are listed in, from "holds" to "not checked".
 VERDICT_ORDER = ("verified", "loose", "corrected", "refuted", "unverifiable-here", "pending")
 
-#: A colour per verdict (those of the admonitions the chapters' verdict boxes use), for a bar beside the word.
-_COLOUR = {"verified": "#2e7d32", "loose": "#1565c0", "corrected": "#ef6c00", "refuted": "#c62828",
-           "unverifiable-here": "#8d6e00", "pending": "#757575"}
+#: A colour per verdict (:data:`attnlab.audit.verdict.VERDICT_STYLE`), for a bar beside the word.
+_COLOUR = {k: v[0] for k, v in VERDICT_STYLE.items()}
 
 #: Overview column widths (% of the text column) per verdict; the seed names take the rest (25%).
 _WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 17.5, "pending": 11.5}
@@ -72,8 +71,7 @@ def _capital(text: str) -> str:
 
 
 def _badge(verdict: str) -> str:
-    return (f'<span style="border-left: 4px solid {_COLOUR[verdict]}; padding-left: 0.35em">'
-            f"{html.escape(verdict)}</span>")
+    return badge_html(verdict)
 
 
 def overview_html(rows) -> str:
@@ -173,7 +171,8 @@ def findings_html(rows, page: str = "book/intro") -> str:
         cid = html.escape(r["id"], quote=True)
         mark = " (pending)" if v == "pending" else ""
         return (f'<a href="{verdicts_href}#claim-{cid}" title="{html.escape(v, quote=True)}" '
-                f'style="border-left: 3px solid {_COLOUR[v]}; padding-left: 0.25em; white-space: nowrap; '
+                f'class="attnlab-verdict-{v}" style="border-left: 3px {VERDICT_STYLE[v][1]} {_COLOUR[v]}; '
+                f'padding-left: 0.25em; white-space: nowrap; '
                 f'text-decoration: none">{html.escape(r["id"])}{mark}</a>')
 
     body = []
