@@ -1,6 +1,6 @@
 """Every figure of the built book can be cited: a ``cite`` item under it, beside its downloads, whose BibTeX entry
 parses, names a commit and the figure's anchor on its page, and equals the entry in the figure's provenance JSON;
-the landing page's "How to cite" shows the book, a figure and a verdict.
+the "How to cite" page shows the book, a figure and a verdict.
 
 Reads ``_build/html`` (or the folder in ``$ATTNLAB_BUILT_HTML``, e.g. a small test book); without it, or when it is
 older than the citation code, the tests are skipped, visibly, unless ``ATTNLAB_REQUIRE_BROWSER=1`` (CI) makes that a
@@ -22,7 +22,7 @@ REQUIRE = os.environ.get("ATTNLAB_REQUIRE_BROWSER") == "1"
 
 
 def _skip_reason():
-    page = HTML / "book" / "intro.html"
+    page = HTML / "book" / "cite.html"
     if not page.exists():
         return f"the book is not built ({HTML})"
     sources = [ROOT / "CITATION.cff", ROOT / "book" / "_ext" / "attnlab_cite.py", ROOT / "lib" / "attnlab" / "citation.py"]
@@ -109,8 +109,8 @@ def test_figure_keys_and_names_are_unique_across_the_book():
     assert len(keys) == len(set(keys))
 
 
-def test_landing_page_says_how_to_cite_the_book_a_figure_and_a_verdict():
-    soup = _soup(HTML / "book" / "intro.html")
+def test_cite_page_says_how_to_cite_the_book_a_figure_and_a_verdict():
+    soup = _soup(HTML / "book" / "cite.html")
     section = soup.find(id="how-to-cite")
     assert section is not None
     kinds = {}
