@@ -30,7 +30,7 @@ _COLOUR = {k: v[0] for k, v in VERDICT_STYLE.items()}
 #: Overview column widths (% of the text column) per verdict; the seed names take the rest (25%).
 _WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 17.5, "pending": 11.5}
 
-_FIT = "table-layout: fixed; width: 100%; overflow-wrap: anywhere"  # never wider than the text column
+_FIT = "table-layout: fixed; width: 100%; overflow-wrap: break-word"  # never wider than the text column
 _NO_TEX = "tex2jax_ignore mathjax_ignore"
 
 
@@ -131,10 +131,10 @@ def claims_html(rows, page: str = "book/verdicts") -> str:
                 link = "—"
             where = html.escape(f"{name}, {r.get('section', '')}")
             details = (f"<details><summary>{html.escape(v.headline)}</summary>"
-                       f'<p style="overflow-wrap: anywhere"><em>The claim</em> ({where}): '
+                       f'<p style="overflow-wrap: break-word"><em>The claim</em> ({where}): '
                        f"{html.escape(r.get('statement', ''))}</p>"
-                       f'<p style="overflow-wrap: anywhere"><em>What the check found</em> ({html.escape(str(v.scale))} '
-                       f'scale):</p><p class="attnlab-summary" style="overflow-wrap: anywhere">{html.escape(v.summary)}</p>'
+                       f'<p style="overflow-wrap: break-word"><em>What the check found</em> ({html.escape(str(v.scale))} '
+                       f'scale):</p><p class="attnlab-summary" style="overflow-wrap: break-word">{html.escape(v.summary)}</p>'
                        + (numbers_html(v.numbers, v.thresholds) if (v.numbers or v.thresholds) else "")
                        + "</details>")
             body.append(f'<tr id="claim-{cid}" data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
@@ -144,10 +144,10 @@ def claims_html(rows, page: str = "book/verdicts") -> str:
             f'<table class="attnlab-claims {_NO_TEX}" style="{_FIT}; font-size: 0.9em">'
             f'<caption style="caption-side: top; text-align: left"><strong>{html.escape(name)}'
             f"</strong>: {html.escape(what)} ({len(mine)} claims)</caption>"
-            '<colgroup><col style="width: 7.6em"><col style="width: 7.4em"><col><col style="width: 3.8em"></colgroup>'
+            '<colgroup><col style="width: 7.6em"><col style="width: 8.4em"><col><col style="width: 4.6em"></colgroup>'
             '<thead><tr><th style="text-align: left">claim</th><th style="text-align: left">verdict</th>'
             '<th style="text-align: left">what the check found (click for the numbers)</th>'
-            '<th style="text-align: left">where</th></tr></thead>'
+            '<th style="text-align: left">page</th></tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
     return "".join(out)
 
