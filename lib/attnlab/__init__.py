@@ -9,6 +9,7 @@ in :mod:`attnlab.plotting` (imported only on request, since it needs matplotlib)
 import importlib as _importlib
 
 from .adversarial import *  # noqa: F403
+from .decoder import *  # noqa: F403
 from .encoder import *  # noqa: F403
 from .backend import *  # noqa: F403
 from .exact import *  # noqa: F403
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 MODULES = (
     "adversarial",
     "backend",
+    "decoder",
     "encoder",
     "exact",
     "gradient",
