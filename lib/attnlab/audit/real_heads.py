@@ -852,13 +852,13 @@ def plot_norms(res, ax=None):
         ax = figure(height=2.6)[1]
     edges = np.asarray(res["edges"])
     width = edges[1] - edges[0]
-    for key, style, label in (("Q", "-", r"queries $\|Q_i\|/\sqrt d$"), ("K", "--", r"keys $\|K_j\|/\sqrt d$")):
+    for key, style, label in (("Q", "-", r"queries $\|Q_i\|/\sqrt{d}$"), ("K", "--", r"keys $\|K_j\|/\sqrt{d}$")):
         c = np.asarray(res["hist"][key], float)
         dens = c / (c.sum() * width)
         ax.step(np.append(edges, edges[-1] + width), np.append(dens, dens[-1]), where="post", ls=style, label=label)
     ax.axvline(1.0, color="black", ls=":", lw=1.5, label="the premise: ≤ 1")
     ax.set_xlim(0, edges[-1] + width)
-    ax.set_xlabel(r"row norm $/\sqrt d$ (last bin: everything above)")
+    ax.set_xlabel(r"row norm $/\sqrt{d}$ (last bin: everything above)")
     ax.set_ylabel("density")
     ax.legend(loc="upper right")
     ax.figure.tight_layout()
@@ -874,13 +874,13 @@ def plot_visible(rows, ax=None):
         ax = figure(height=2.6)[1]
     layers = sorted({r["layer"] for r in rows})
     series = (("k90_keys", "o", "-", "centred visible keys Z"), ("k90_interaction", "s", "--", r"interaction $uZ^\top$"),
-              ("k90_gaussian", "^", ":", "Z of Gaussian Q, K"))
+              ("k90_gaussian", "^", "-.", "Z of Gaussian Q, K"))
     for key, mk, ls, label in series:
         q = np.array([np.percentile([r[key] for r in rows if r["layer"] == layer], [25, 50, 75]) for layer in layers])
         ax.errorbar(layers, q[:, 1], yerr=[q[:, 1] - q[:, 0], q[:, 2] - q[:, 1]], marker=mk, ls=ls, capsize=3,
                     label=label)
     half = float(np.median([r["visible"] for r in rows])) / 2
-    ax.axhline(half, color="black", ls=(0, (1, 1)), lw=1.5, label="r/2")
+    ax.axhline(half, color="black", ls=(0, (1, 1)), lw=1.5, label="$r/2$")
     ax.set_xticks(layers)
     ax.set_xlabel("layer")
     ax.set_ylabel("directions for 90% of the energy")
