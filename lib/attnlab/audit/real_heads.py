@@ -520,24 +520,28 @@ def check_lr_energy(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "verified" if count_ok and sharp_ok else "refuted"
     med = float(np.median([r["k90"] for r in base]))
     n = len(base)
+
+    def cases(k):
+        return f"{k} case" if k == 1 else f"{k} cases"
+
     halves = (f"Count half {'holds' if count_ok else 'fails'}: k90 ≤ 10 in {_share(at_most_10, n)} real-head cases "
               f"(median {med:g}; {inside} in 5–10). Sharpening half {'holds' if sharp_ok else 'fails'}: ×{tmax:g} "
-              f"sharper lowers k90 in {lowered} cases and raises it in {raised}.")
+              f"sharper lowers k90 in {cases(lowered)} and raises it in {raised}.")
     headline = {
         (True, True): f"Both halves hold on {n} real-head spectra: k90 ≤ 10 in {at_most_10}, and sharpening lowers k90 "
-                      f"in {lowered} cases against {raised}.",
-        (True, False): f"k90 ≤ 10 in {at_most_10} of {n} real-head spectra, but sharpening raises k90 in {raised} "
-                       f"cases and lowers it in {lowered}.",
+                      f"in {cases(lowered)} against {raised}.",
+        (True, False): f"k90 ≤ 10 in {at_most_10} of {n} real-head spectra, but sharpening raises k90 in "
+                       f"{cases(raised)} and lowers it in {lowered}.",
         (False, True): f"k90 ≤ 10 in only {at_most_10} of {n} real-head spectra (median {med:g}), although sharpening "
-                       f"lowers k90 in {lowered} cases against {raised}.",
+                       f"lowers k90 in {cases(lowered)} against {raised}.",
         (False, False): f"k90 ≤ 10 in only {at_most_10} of {n} real-head spectra, and sharpening raises k90 in "
-                        f"{raised} cases against {lowered}.",
+                        f"{cases(raised)} against {lowered}.",
     }[(count_ok, sharp_ok)]
     summary = (f"{halves} Cases are the heads × texts × lengths of MiniLM-L6 at the model's temperature; k90 is the "
                f"number of singular values holding 90% of ‖A‖_F². The seed speaks of d_k = 64; these heads have "
                f"d = 32, which caps the rank of QKᵀ at 32 and makes a count ≤ 10 easier (k90 ≤ 5, the count scaled to "
                f"d = 32: {at_most_5} cases). Against the raw scores S = QKᵀ/√d instead of a sharper softmax, the "
-               f"softmax lowers k90 in {sm_lower} cases and raises it in {sm_raise}.")
+               f"softmax lowers k90 in {cases(sm_lower)} and raises it in {sm_raise}.")
     return Verdict(
         "LR-energy", verdict, summary, headline=headline,
         numbers=dict(cases=n, k90_at_most_10=at_most_10, inside_5_10=inside, k90_at_most_5=at_most_5, median_k90=med,
