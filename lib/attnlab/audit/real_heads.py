@@ -652,6 +652,7 @@ def check_ar_visible(scale=None, seed: int = 0, data=None) -> Verdict:
     full = [r for r in rows if r["visible"] >= r["generic"] - 1]
     low = [r for r in full if r["k90_keys"] <= r["visible"] / 2]
     quarter = sum(r["k90_keys"] <= r["visible"] / 4 for r in full)
+    quarter_inter = sum(r["k90_interaction"] <= r["visible"] / 4 for r in full)
     ks = [r["k90_keys"] for r in full] or [float("nan")]
     inter = [r["k90_interaction"] for r in full] or [float("nan")]
     gauss = float(np.median([r["k90_gaussian"] for r in rows]))
@@ -667,10 +668,12 @@ def check_ar_visible(scale=None, seed: int = 0, data=None) -> Verdict:
                f"dimension is no mark of training. The number of directions holding 90% of the energy of the centred "
                f"visible key matrix ranges {min(ks)}–{max(ks)} (≤ r/4 in {quarter} cases; Gaussian Q, K of the same "
                f"shape: median {gauss:g}); of the interaction u·Zᵀ the logits see, {min(inter)}–{max(inter)} "
-               f"(median {np.median(inter):g}). Trained heads, but MiniLM-L6 (d = 32), not BERT-base.")
+               f"(median {np.median(inter):g}; ≤ r/4 in {quarter_inter}). Trained heads, but MiniLM-L6 (d = 32), not "
+               f"BERT-base.")
     return Verdict(
         "AR-visible", verdict, summary, headline=headline,
         numbers=dict(cases=n, full_visible=len(full), visible_dims=dims, low_dim=len(low), low_dim_quarter=quarter,
+                     interaction_quarter=quarter_inter,
                      k90_keys_min=min(ks), k90_keys_median=float(np.median(ks)), k90_keys_max=max(ks),
                      k90_interaction_min=min(inter), k90_interaction_median=float(np.median(inter)),
                      k90_interaction_max=max(inter), k90_gaussian_median=gauss, head_dim=rows[0]["d"]),
