@@ -100,8 +100,9 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_chain"),
     Claim("PDA-ey", S000, "§3.6; second half §5.1–5.2",
           "‖Ã − Ã_r‖_F = sqrt(Σ_{k>r} σ_k²); if σ_k ≤ C·k^(−α), α > 1, then ‖Ã − Ã_r‖_F ≤ C·r^(−(α−1/2))/√(2α−1); "
-          "attention spectra decay as a power law (empirical assumption).",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_pda_ey"),
+          "the singular values of the attention matrices Ã of pretrained Transformers decay as such a power law "
+          "(empirical assumption 5.1, l. 320–321).",
+          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_ey"),
     Claim("PDA-total", S000, "Thm 3.8; second half Thm 5.2",
           "‖O − Õ_r‖_F ≤ (2ε√L + C·r^(−(α−1/2))/√(2α−1))·‖V‖_F.",
           "notebooks/04-pda", "attnlab.audit.pda:check_pda_total"),
@@ -125,7 +126,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-energy", S001, "softmax sharpening",
           "Sharpening lowers the effective rank further; at d_k = 64 usually 5–10 singular values hold over 90% of the "
           "energy (said of attention in practice; the passage takes rank(A) = d_k = 64).",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_energy"),
+          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_lr_energy"),
     Claim("LR-kernel", S001, "kernel view", "exp(qᵀk/√d) is a positive-definite kernel.", "notebooks/03-spectrum",
           "attnlab.audit.spectrum:check_lr_kernel"),
     Claim("LR-linformer", S001, "Linformer Theorem 1",
@@ -269,7 +270,8 @@ CLAIMS: tuple[Claim, ...] = (
     # ---- found on a third reading (claims.md, 2026-12-01)
     Claim("PDA-norm", S000, "l. 49, 51 (also 199, 224)",
           "Layer normalisation makes ‖Q_i‖₂ ≈ √d and ‖K_j‖₂ ≈ √d, 'hence' q = Q/√d and k = K/√d satisfy ‖q_i‖, ‖k_j‖ ≤ 1, "
-          "the premise of every PDA bound (|S_ij| ≤ √d, the unit-vector JL tail)."),
+          "the premise of every PDA bound (|S_ij| ≤ √d, the unit-vector JL tail).",
+          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_norm"),
     Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
           "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
           "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r)."),
@@ -316,7 +318,8 @@ CLAIMS: tuple[Claim, ...] = (
           "needs T_MUL(n, d, n)^{1−o(1)} time."),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
-          "low-dimensional subspace."),
+          "low-dimensional subspace.",
+          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_visible"),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}
