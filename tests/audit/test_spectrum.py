@@ -351,3 +351,9 @@ def test_pda_rsvd_rule_reaches_every_verdict():
     assert A.check_pda_rsvd("smoke", data=_rsvd_data(2.5)).verdict == "refuted"
     # at L below the crossover the exact truncation fits the price: verified whatever the randomized error
     assert A.check_pda_rsvd("smoke", data=_rsvd_data(1.2, L=32)).verdict == "verified"
+
+
+def test_readable_numbers_have_no_e_notation():
+    assert A.readable(10930) == "10,930" and A.readable(2.894e14) == "2.9 × 10¹⁴"
+    assert A.readable(6.5e-6) == "6.5 × 10⁻⁶" and A.readable(float("inf")) == "∞"
+    assert "e+" not in A.readable(5_307_000_000_000_000_000_000)

@@ -43,6 +43,7 @@ __all__ = [
     "check_lr_rank",
     "check_lr_cutoff",
     "energy_families",
+    "readable",
     "check_lr_kernel",
     "onehot_k90",
     "onehot_experiment",
@@ -401,6 +402,14 @@ def _num(x, digits: int = 2) -> str:
     else:
         out = f"{r / 10**e:.{digits - 1}f}×10" + str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return out.replace("-", "−")
+
+
+def readable(x, digits: int = 2) -> str:
+    """A number for the page: an integer below 10⁶ in full (10,930), else 0.035, 2.9 × 10¹⁴, 6.5 × 10⁻⁶, ∞
+    (:func:`_num` with a spaced ×)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool) and abs(x) < 10**6:
+        return f"{int(x):,}"
+    return _num(x, digits).replace("×10", " × 10")
 
 
 def _pct_range(values) -> str:
@@ -834,8 +843,8 @@ def check_lr_mercer(scale=None, seed: int = 0, data=None) -> Verdict:
     gtxt = "; ".join(f"d = {d}: {v:.0%} of n" for d, v in med.items())
     return Verdict(
         "LR-mercer", verdict,
-        (f"90% of the softmax kernel's Mercer trace needs {_num(lo['count'])} eigenvalues at d = {lo['d']} and "
-         f"{_num(ref['count'])} at d = {ref['d']}, against 1024/8 = 128"
+        (f"90% of the softmax kernel's Mercer trace needs {readable(lo['count'])} eigenvalues at d = {lo['d']} and "
+         f"{readable(ref['count'])} at d = {ref['d']}, against 1024/8 = 128"
          + (": the multiplicities outgrow the decay. " if verdict != "verified" else ": fast at every width. ")
          if lo else "No width has a finite Mercer trace. ")
         + f"Exact (Gaussian inputs, n → ∞): {len(fast)} of {len(exact)} widths reach 90% within 128 eigenvalues; "
