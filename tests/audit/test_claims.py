@@ -29,6 +29,10 @@ EXPECTED = {
     "LR-cutoff": "refuted",
     "LR-energy": "refuted",   # issue 23: decided on the real heads of chapter 12; count half k90 ≤ 10 holds
     "LR-kernel": "verified",
+    "LR-onehot": "refuted",
+    "LR-mercer": "refuted",
+    "LR-kdk": "corrected",
+    "PDA-rsvd": "corrected",
     "PDA-lip": "loose",
     "PDA-chain": "loose",
     "AR-tanh": "verified",

@@ -278,7 +278,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-rsvd", S000, "l. 29, 100, 122; second half l. 314",
           "The error analysis uses the exact Eckart–Young truncation while the cost analysis prices a randomized SVD "
           "(O(L²r·log r + Lr²)): does the randomized output meet the Eckart–Young equality, or what does an exact "
-          "truncation cost?"),
+          "truncation cost?",
+          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_pda_rsvd"),
     Claim("PDA-fixed-m", S000, "l. 150, 165, 359, 365, 387",
           "In practice a fixed m (128 or 256), independent of L, gives a good approximation (against the worst-case "
           "rule m ∝ L)."),
@@ -292,15 +293,18 @@ CLAIMS: tuple[Claim, ...] = (
           "O(Ld) (conclusion)."),
     Claim("LR-onehot", S001, "l. 60",
           "When softmax makes each row close to one-hot, 'the set of one-hot vectors spans a space of very low "
-          "dimension' (the mechanism offered for low rank)."),
+          "dimension' (the mechanism offered for low rank).",
+          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_onehot"),
     Claim("LR-mercer", S001, "l. 123",
-          "The softmax kernel's (Mercer) eigenvalues decay fast, which is the low-rankness of attention matrices."),
+          "The softmax kernel's (Mercer) eigenvalues decay fast, which is the low-rankness of attention matrices.",
+          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_mercer"),
     Claim("LR-unbiased", S001, "l. 291, comparison table",
           "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
           "unbiased, or only the kernel?"),
     Claim("LR-kdk", S001, "l. 171, 177",
           "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
-          "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3."),
+          "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3.",
+          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_kdk"),
     Claim("SP-causal", S002, "l. 7, 30, 34",
           "The approximation theorem extends to causal (lower-triangular) patterns with the same logarithmic "
           "dependence on L."),
