@@ -545,7 +545,10 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     kmin = float(k.min())
     # a far box sums terms of size e^{|2ts|} to a value near e^{-|2ts|}: keep that cancellation below eta / 10
     spread = max(abs(float(q.max() - kmin)), abs(float(q.min() - k.max())), 1e-300) / math.sqrt(2)
-    box = min(float(box), 2 * math.sqrt(2) * math.log(eta / (10 * 400 * 2.0**-52)) / (4 * (spread + 1)))
+    box = min(float(box), 2 * math.sqrt(2) * math.log(max(eta / (10 * 400 * 2.0**-52), 1.0)) / (4 * (spread + 1)))
+    if box <= 0:
+        raise ValueError(f"eps={eps:g} is too small for the Gauss-transform route: its far boxes cancel beyond "
+                         "float64 (use attention_1d)")
     tmax = spread + box / math.sqrt(2)
     ids = np.floor((k - kmin) / box).astype(np.int64)
     order = np.argsort(ids, kind="stable")
@@ -559,7 +562,8 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     half_sq = ks**2 / 2
     bmax = np.maximum.reduceat(half_sq, starts)
     w = np.exp(half_sq - np.repeat(bmax, np.diff(np.r_[starts, n])))
-    V1 = np.concatenate([np.ones((n, 1)), Vs], axis=1) * w[:, None]
+    centre = (Vs.max(0) + Vs.min(0)) / 2  # centred values: the work rounds at the scale of R (as attention_1d)
+    V1 = np.concatenate([np.ones((n, 1)), Vs - centre], axis=1) * w[:, None]
     # moments As[b, a, :] = sum_j s_j^a sqrt(2^a / a!) w_j [1, v_j] (= s^a/a! times sqrt(2^a a!)), by recurrence in a
     As = np.empty((len(starts), p, V1.shape[1]))
     term = V1.copy()
@@ -589,7 +593,7 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
         mx = logz.max(axis=1, keepdims=True)
         tot = (acc * np.exp(lam - mx)[..., None]).sum(axis=1)
         O[i0:i0 + 128] = tot[:, 1:] / tot[:, :1]
-    return _finish(np, O, vec, out_dtype)
+    return _finish(np, O + centre, vec, out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -686,13 +690,14 @@ def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
     eta = min(0.1, budget / (5 * R))
     L = math.log(n / eta)
     g = _taylor_degree(float(tau), eta)
-    tree = _KDTree(K, np.concatenate([np.ones((n, 1)), V], axis=1), leaf_size, g)
+    centre = (V.max(0) + V.min(0)) / 2  # centred values, as in attention_1d
+    tree = _KDTree(K, np.concatenate([np.ones((n, 1)), V - centre], axis=1), leaf_size, g)
     m = _row_max_2d(Q, K)
     acc = np.zeros((nq, dv + 1))
     step = 2048
     for i0 in range(0, nq, step):
         acc[i0:i0 + step] = tree.query(Q[i0:i0 + step], m[i0:i0 + step], L, float(tau))
-    return _finish(np, acc[:, 1:] / acc[:, :1], vec, out_dtype)
+    return _finish(np, acc[:, 1:] / acc[:, :1] + centre, vec, out_dtype)
 
 
 class _KDTree:
@@ -827,16 +832,24 @@ class BruteForceHalfspaceOracle:
 
 @functools.lru_cache(maxsize=64)
 def _exp_poly(width: float, eta: float):
-    """Monomial coefficients (ascending) of a polynomial P with |P(y) - e^y| <= eta e^y on [-width, 0]: the Chebyshev
-    interpolant of the smallest degree that meets eta/2 on a grid of 4001 points; and that degree."""
+    r"""Monomial coefficients (ascending) of a polynomial P with :math:`|P(y) - e^y| \le \eta e^y` on
+    :math:`[-w, 0]`, and its degree g: the Chebyshev interpolant of :math:`e^y` of the smallest degree with
+    :math:`4 e^{w/2}\sum_{a>g} I_a(w/2) \le \eta` (the aliasing bound :math:`2\sum_{a>g}|c_a|` on the interpolation
+    error, :math:`c_a = 2e^{-w/2}I_a(w/2)`, divided by the smallest value :math:`e^{-w}`). The coefficients are
+    converted to monomials in float64 (used only where the expansion is evaluated); the Chebyshev coefficients
+    (on the domain [-w, 0]) are returned third."""
     from numpy.polynomial import chebyshev as C, polynomial as Pm  # noqa: PLC0415
 
-    y = np.linspace(-width, 0.0, 4001)
-    for g in range(1, 400):
-        cheb = C.Chebyshev.interpolate(np.exp, g, domain=[-width, 0.0])
-        if np.max(np.abs(cheb(y) * np.exp(-y) - 1.0)) <= eta / 2:
-            return tuple(cheb.convert(kind=Pm.Polynomial).coef), g
-    raise ValueError(f"no polynomial of degree < 400 approximates e^y on [-{width:g}, 0] to {eta:g}")  # pragma: no cover
+    z = width / 2
+    a = np.arange(int(4 * z + 12 * math.sqrt(z + 1) + 80))
+    terms = special.ive(a, z)  # I_a(z) e^{-z}
+    tail = np.cumsum(terms[::-1])[::-1] - terms  # sum over a' > a
+    ok = np.nonzero(4 * math.exp(width) * tail <= eta)[0]
+    if ok.size == 0:  # pragma: no cover - the range of a is generous
+        raise ValueError(f"no polynomial degree found for e^y on [-{width:g}, 0] to {eta:g}")
+    g = max(int(ok[0]), 1)
+    cheb = C.Chebyshev.interpolate(np.exp, g, domain=[-width, 0.0])
+    return tuple(cheb.convert(kind=Pm.Polynomial).coef), g, tuple(cheb.coef)
 
 
 def _multi_indices(d, g):
@@ -866,7 +879,7 @@ def attention_halfspace_plan(n, d, eps, B, d_v=1):
     L = math.log(n / eta)
     h = math.log1p(eta)
     width = L + h
-    _, g = _exp_poly(round(width, 12), eta)
+    _, g, _ = _exp_poly(round(width, 12), eta)
     top = math.ceil(d * float(B) ** 2 / h) + 1
     return dict(eta=eta, L=L, h=h, width=width, g=g, monomials=math.comb(g + d, d),
                 search_calls=max(1, math.ceil(math.log2(2 * top))), weighted_sums=math.comb(g + d, d) * (d_v + 1),
@@ -920,7 +933,8 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
         ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
         :class:`BruteForceHalfspaceOracle`).
     return_counts : bool, optional
-        Also return the calls per query: ``search_calls``, ``weighted_sums`` (lists, one per query), and the plan.
+        Also return the calls per query: ``search_calls``, ``weighted_sums`` (lists, one per query), the plan, and
+        per query the expanded halfspace sums ``sums`` (denominator, then numerators) and the shift ``shifts`` (c).
 
     Returns
     -------
@@ -956,7 +970,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
         raise ValueError(f"B must be a finite bound on every |entry| ({top:.6g}), got {B!r}")
     budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
     plan = attention_halfspace_plan(n, d, budget, B, dv)
-    coef, g = _exp_poly(round(plan["width"], 12), plan["eta"])
+    coef, g, _ = _exp_poly(round(plan["width"], 12), plan["eta"])
     p = np.array(coef)
     alpha = _multi_indices(d, g)
     deg = alpha.sum(1)
@@ -973,7 +987,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     s_lo, s_hi = plan["s_range"]
     h, width, eta = plan["h"], plan["width"], plan["eta"]
     out = np.empty((nq, dv))
-    search, wsums = [], []
+    search, wsums, sums, shifts = [], [], [], []
     for i in range(nq):
         qi = Q[i]
         s, calls = _grid_max(orc, qi, s_lo, s_hi, h)
@@ -995,7 +1009,9 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
                              f"rounding bound {bound:.2g} against eta·denominator {eta * max(tot[0], 0):.2g}); "
                              "use smaller entries or attention_1d / attention_2d")
         out[i] = tot[1:] / tot[0]
+        sums.append(tot.tolist())
+        shifts.append(c)
     o = _finish(np, out, vec, out_dtype)
     if return_counts:
-        return o, dict(search_calls=search, weighted_sums=wsums, plan=plan)
+        return o, dict(search_calls=search, weighted_sums=wsums, plan=plan, sums=sums, shifts=shifts)
     return o
