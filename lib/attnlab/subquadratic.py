@@ -347,6 +347,33 @@ ceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps
     (default) nothing is exponentiated: the band logic of the core runs and the work is counted; with ``run=True``
     (``v`` given) the call is computed and counted, and ``(output, counts)`` is returned.
 
+    Parameters
+    ----------
+    q : array, shape (n_q,)
+        Queries, real and finite.
+    k : array, shape (n,)
+        Keys, real and finite.
+    eps : float
+        Target absolute error, finite and > 0 (as for :func:`attention_1d`).
+    v_range : float, optional
+        R, the largest range of a value column (sets η; default 1). Ignored with ``run=True``.
+    d_v : int, optional
+        Value columns counted (default 1). Ignored with ``run=True``.
+    run : bool, optional
+        Compute the call as well (default False).
+    v : array, optional
+        The values, needed with ``run=True``.
+
+    Returns
+    -------
+    dict, or (array, dict) with ``run=True``
+        The counts (and the output of :func:`attention_1d`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention_1d`; ``run=True`` without ``v``; ``d_v`` not a positive integer.
+
     Examples
     --------
     >>> import numpy as np
@@ -812,7 +839,17 @@ class BruteForceHalfspaceOracle:
     Parameters
     ----------
     K : ndarray, shape (n, d)
+        The points (keys).
     W : ndarray, shape (n, m)
+        Their weights (one column per weighted sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import BruteForceHalfspaceOracle
+    >>> orc = BruteForceHalfspaceOracle(np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]), np.ones((3, 1)))
+    >>> orc.count(np.array([1.0, 0.0]), 0.5), orc.sums(np.array([1.0, 1.0]), 1.5).tolist(), orc.counting_calls
+    (2, [1.0], 1)
     """
 
     def __init__(self, K, W):
@@ -870,10 +907,31 @@ def attention_halfspace_plan(n, d, eps, B, d_v=1):
     :math:`\lceil\log_2(2\lceil dB^2/h\rceil + 2)\rceil` counting queries, then one halfspace with
     ``weighted_sums`` = :math:`\binom{g+d}{d}(d_v + 1)` weighted sums.
 
+    Parameters
+    ----------
+    n : int
+        Number of keys.
+    d : int
+        Dimension of queries and keys.
+    eps : float
+        Target absolute error, finite and > 0.
+    B : float
+        The entry bound.
+    d_v : int, optional
+        Value columns (default 1).
+
     Returns
     -------
     dict
-        ``eta``, ``L``, ``h``, ``width``, ``g``, ``monomials``, ``search_calls``, ``weighted_sums``.
+        ``eta``, ``L``, ``h``, ``width``, ``g``, ``monomials``, ``search_calls``, ``weighted_sums``, ``s_range``
+        (the grid indices the search starts from).
+
+    Examples
+    --------
+    >>> from attnlab import attention_halfspace_plan
+    >>> p = attention_halfspace_plan(1000, 2, 1e-3, 1.0)
+    >>> p["weighted_sums"] == (p["g"] + 1) * (p["g"] + 2), p["search_calls"]
+    (True, 16)
     """
     eta = min(0.05, _eps(eps) / (14 * max(1.0, float(B))))
     L = math.log(n / eta)
