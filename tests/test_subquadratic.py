@@ -43,11 +43,13 @@ def case(family, n, B, rng, nq=40, eps=1e-3):
         v = -np.ones(n)
         v[0] = 1.0
         return np.full(nq, max(B, 1e-3)), k, v
+    if family == "offset":  # uncentred values 1000 ± 1
+        return B * rng.uniform(-1, 1, nq), B * rng.uniform(-1, 1, n), 1000.0 + rng.uniform(-1, 1, n)
     q = np.concatenate([[0.0, 1e-300, -1e-300, -B, B], B * rng.uniform(-1, 1, nq)])
     return q, B * rng.uniform(-1, 1, n), vb * rng.uniform(-1, 1, n)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES + ["offset"])
 @pytest.mark.parametrize("B", [0.0, 0.1, 1.0, 10.0, 100.0])
 @pytest.mark.parametrize("eps", [1e-2, 1e-3, 1e-6])
 def test_guarantee_float64(family, B, eps):
@@ -353,3 +355,17 @@ def test_attention_halfspace_refuses_where_the_expansion_cancels():
         attention_halfspace(Q, K, v, 1e-3)
     with pytest.raises(ValueError, match="bound on every"):
         attention_halfspace(Q / 4, K / 4, v, 1e-3, B=0.1)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 400), B=st.floats(0, 50), offset=st.floats(-1e4, 1e4), eps=st.sampled_from([1e-6, 1e-10, 1e-12]),
+       seed=st.integers(0, 2**31))
+def test_property_guarantee_uncentred_values(n, B, offset, eps, seed):
+    """Offset values: within eps, or a ValueError when eps is below twice the float64 rounding of the output."""
+    rng = np.random.default_rng(seed)
+    q, k, v = B * rng.uniform(-1, 1, 12), B * rng.uniform(-1, 1, n), offset + rng.uniform(-1, 1, n)
+    if eps <= 2 * 2.0**-53 * (np.abs(v).max() + 16 * np.ptp(v)):
+        with pytest.raises(ValueError, match="float64 rounding"):
+            attention_1d(q, k, v, eps)
+    else:
+        assert err(attention_1d(q, k, v, eps), exact(q, k, v)) <= eps
