@@ -43,11 +43,13 @@ def case(family, n, B, rng, nq=40, eps=1e-3):
         v = -np.ones(n)
         v[0] = 1.0
         return np.full(nq, max(B, 1e-3)), k, v
+    if family == "offset":  # uncentred values 1000 ± 1
+        return B * rng.uniform(-1, 1, nq), B * rng.uniform(-1, 1, n), 1000.0 + rng.uniform(-1, 1, n)
     q = np.concatenate([[0.0, 1e-300, -1e-300, -B, B], B * rng.uniform(-1, 1, nq)])
     return q, B * rng.uniform(-1, 1, n), vb * rng.uniform(-1, 1, n)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES + ["offset"])
 @pytest.mark.parametrize("B", [0.0, 0.1, 1.0, 10.0, 100.0])
 @pytest.mark.parametrize("eps", [1e-2, 1e-3, 1e-6])
 def test_guarantee_float64(family, B, eps):
@@ -245,3 +247,125 @@ def test_attention_2d_tiny_keys():
     rng = np.random.default_rng(0)
     Q, K, v = 1e-215 * rng.uniform(-1, 1, (5, 2)), 1e-215 * rng.uniform(-1, 1, (2, 2)), rng.uniform(-1, 1, (2, 2))
     assert err(attention_2d(Q, K, v, 1e-4, leaf_size=8), exact(Q, K, v)) <= 1e-4
+
+
+# ---- float64 rounding budget and uncentred values (issue 24: a silent miss at v = 1000 ± 1)
+
+
+def test_attention_1d_meets_eps_on_offset_values_and_refuses_below_float64_rounding():
+    from attnlab import attention_1d as a1
+
+    rng = np.random.default_rng(0)
+    n, B = 2**12, 30.0
+    q, k = B * rng.uniform(-1, 1, 16), B * rng.uniform(-1, 1, n)
+    v = 1000.0 + rng.uniform(-1, 1, n)
+    ref = exact(q, k, v)
+    for eps in (1e-6, 1e-10, 1e-12):  # before centring: err/eps = 1.7 at 1e-12 on these inputs
+        assert err(a1(q, k, v, eps), ref) <= eps
+    for eps in (1e-13, 1e-14):  # below twice the float64 rounding of an output near 1000 (2^-53 (1000 + 32))
+        with pytest.raises(ValueError, match="float64 rounding"):
+            a1(q, k, v, eps)
+    V = np.stack([v, -5e5 + rng.uniform(-1, 1, n)], 1)  # columns with different offsets, each centred
+    assert err(a1(q, k, V, 1e-9), exact(q, k, V)) <= 1e-9
+
+
+# ---- exact operation counts of attention_1d
+
+
+def test_attention_1d_count_matches_the_computed_call_and_grows_as_n_polylog():
+    from attnlab import attention_1d_count
+
+    rng = np.random.default_rng(1)
+    q, k, v = rng.uniform(-5, 5, 50), rng.uniform(-5, 5, 300), rng.uniform(-1, 1, 300)
+    o, c_run = attention_1d_count(q, k, 1e-3, run=True, v=v)
+    assert err(o, exact(q, k, v)) <= 1e-3
+    c = attention_1d_count(q, k, 1e-3, v_range=float(np.ptp(v)))
+    for key in ("bands", "nodes", "exps", "madds", "evals", "sorts", "searches", "ops", "g", "band_keys"):
+        assert c[key] == c_run[key], key
+    assert c["exps"] == sum(c["band_keys"]) * (c["g"] + 1) and c["nodes"] == c["bands"] * (c["g"] + 1)
+    # adversarial keys (n - 1 near the maximum): ops per n·g·log2(B^2 + 2) stay bounded as n and B grow
+    kappa = []
+    for B in (1.0, 1e3):
+        for n in (2**8, 2**12):
+            kk = np.full(n, B) - 1e-9 * rng.uniform(0, 1, n)
+            kk[0] = -B
+            qq = np.concatenate([B * np.logspace(-12, 0, n // 2), -B * np.logspace(-12, 0, n - n // 2)])
+            cc = attention_1d_count(qq, kk, 1e-6, v_range=2.0)
+            assert cc["bands"] <= 2 * attention_1d_plan(n, 1e-6, B * 2 * B, 2.0)["bands"]
+            kappa.append(cc["ops"] / (n * cc["g"] * math.log2(B * B + 2)))
+    assert max(kappa) <= 10
+
+
+# ---- Algorithm 2 over a halfspace oracle
+
+
+class _CountingOracle:
+    """A second oracle (same answers, its own counters): the reduction takes any object with count and sums."""
+
+    def __init__(self, K, W):
+        self.K, self.W, self.calls = K, W, 0
+
+    def count(self, a, b):
+        self.calls += 1
+        return int(np.sum(self.K @ a >= b))
+
+    def sums(self, a, b, cols=None):
+        self.calls += 1
+        return (self.K @ a >= b).astype(float) @ (self.W if cols is None else self.W[:, cols])
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_attention_halfspace_meets_eps_against_dense_attention(d):
+    from attnlab import attention_halfspace, attention_halfspace_plan
+
+    rng = np.random.default_rng(d)
+    for B, n in ((0.5, 50), (1.0, 300), (2.0, 120)):
+        Q, K = B * rng.uniform(-1, 1, (12, d)), B * rng.uniform(-1, 1, (n, d))
+        V = B * rng.uniform(-1, 1, (n, 2))
+        Q[0] = 0.0  # q = 0: the mean of v, through the same search
+        o, c = attention_halfspace(Q, K, V, 1e-3, return_counts=True)
+        assert err(o, exact(Q, K, V)) <= 1e-3
+        plan = attention_halfspace_plan(n, d, 1e-3, float(max(np.abs(Q).max(), np.abs(K).max(), np.abs(V).max())), 2)
+        assert c["weighted_sums"] == [plan["weighted_sums"]] * 12
+        assert plan["weighted_sums"] == math.comb(plan["g"] + d, d) * 3
+        assert max(c["search_calls"]) <= plan["search_calls"]
+    o2 = attention_halfspace(Q, K, V, 1e-3, oracle=_CountingOracle)
+    assert np.allclose(o2, o)
+
+
+def test_attention_halfspace_calls_do_not_depend_on_n_at_fixed_degree():
+    from attnlab import attention_halfspace
+
+    rng = np.random.default_rng(5)
+    Q = rng.uniform(-1, 1, (6, 2))
+    calls = []
+    for n in (400, 500):  # same degree g at both sizes
+        K, v = rng.uniform(-1, 1, (n, 2)), rng.uniform(-1, 1, n)
+        _, c = attention_halfspace(Q, K, v, 1e-3, B=1.0, return_counts=True)
+        calls.append((c["plan"]["g"], c["weighted_sums"], c["plan"]["search_calls"]))
+    assert calls[0] == calls[1]
+
+
+def test_attention_halfspace_refuses_where_the_expansion_cancels():
+    from attnlab import attention_halfspace
+
+    rng = np.random.default_rng(6)
+    Q, K, v = 4 * rng.uniform(-1, 1, (4, 2)), 4 * rng.uniform(-1, 1, (100, 2)), rng.uniform(-1, 1, 100)
+    with pytest.raises(ValueError, match="cancels beyond float64"):
+        attention_halfspace(Q, K, v, 1e-3)
+    with pytest.raises(ValueError, match="bound on every"):
+        attention_halfspace(Q / 4, K / 4, v, 1e-3, B=0.1)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 400), B=st.floats(0, 50), offset=st.floats(-1e4, 1e4), eps=st.sampled_from([1e-6, 1e-10, 1e-12]),
+       seed=st.integers(0, 2**31))
+def test_property_guarantee_uncentred_values(n, B, offset, eps, seed):
+    """Offset values: within eps, or a ValueError when eps is below twice the float64 rounding of the output."""
+    rng = np.random.default_rng(seed)
+    q, k, v = B * rng.uniform(-1, 1, 12), B * rng.uniform(-1, 1, n), offset + rng.uniform(-1, 1, n)
+    if eps <= 2 * 2.0**-53 * (np.abs(v).max() + 16 * np.ptp(v)):
+        with pytest.raises(ValueError, match="float64 rounding"):
+            attention_1d(q, k, v, eps)
+    else:
+        assert err(attention_1d(q, k, v, eps), exact(q, k, v)) <= eps

@@ -18,6 +18,12 @@ whatever the size of the scores.
 - :func:`attention_2d` answers d = 2 with a k-d tree whose nodes hold Taylor moments: nodes entirely outside the
   relevant halfspace :math:`\{k : q\cdot k \ge m_q - L\}` are dropped, small nodes are summed from their moments,
   leaves exactly.
+- :func:`attention_halfspace` (any fixed d) is the reduction of seed 003, Thm 1.3 (Algorithm 2) over any halfspace
+  range-sum oracle (a brute-force one, :class:`BruteForceHalfspaceOracle`, by default): a binary search of counting
+  queries for the grid maximum, one halfspace and :math:`\binom{g+d}{d}(d_v+1)` weighted sums of the multinomial
+  expansion per query; the calls are counted (:func:`attention_halfspace_plan`). Its float64 expansion cancels once
+  the scores pass a few units, and it refuses there.
+- :func:`attention_1d_count` gives the exact operation counts of an :func:`attention_1d` call.
 
 Error accounting (all three): the kept weights are :math:`w_j (1 + \delta_j)` with :math:`|\delta_j| \le \eta`
 (or an absolute error :math:`\le \eta/n` after the shift), the dropped mass is :math:`\le n e^{-L} = \eta` while
@@ -34,9 +40,11 @@ import numbers
 import numpy as np
 from scipy import special
 
-__all__ = ["attention_1d", "attention_1d_plan", "attention_gauss_1d", "attention_2d"]
+__all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
+           "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d"]
 
 _F32_UNIT = 2.0**-24  # unit roundoff of float32
+_F64_UNIT = 2.0**-53  # unit roundoff of float64
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -88,12 +96,22 @@ def _out_dtype(xp, *arrays):
     return xp.float64
 
 
-def _budget(eps, vmax_abs, out32, name="eps"):
-    """The algorithm's share of eps once the output's rounding (float32: 2^-24 max|v|) is set aside."""
-    rounding = _F32_UNIT * vmax_abs if out32 else 0.0
-    if eps <= 2 * rounding:
-        raise ValueError(f"{name}={eps:g} is below twice the float32 rounding of the output ({rounding:.3g} for "
-                         f"max|v| = {vmax_abs:.3g}); pass float64 arrays for a smaller {name}")
+def _budget(eps, vmax_abs, out32, name="eps", v_range=0.0):
+    r"""The algorithm's share of eps once the output's rounding is set aside.
+
+    float32 output: :math:`2^{-24}\max|v|`. float64 output: :math:`2^{-53}(\max|v| + 16R)`, the rounding of an
+    output of size up to max|v| (the values are centred first, so the work itself rounds only at the scale of the
+    range R of a value column). ``eps`` must exceed twice the rounding: else a ValueError, never a silent miss."""
+    if out32:
+        rounding = _F32_UNIT * vmax_abs
+        if eps <= 2 * rounding:
+            raise ValueError(f"{name}={eps:g} is below twice the float32 rounding of the output ({rounding:.3g} for "
+                             f"max|v| = {vmax_abs:.3g}); pass float64 arrays for a smaller {name}")
+    else:
+        rounding = _F64_UNIT * (vmax_abs + 16 * v_range)
+        if eps <= 2 * rounding:
+            raise ValueError(f"{name}={eps:g} is below twice the float64 rounding of the output ({rounding:.3g} for "
+                             f"max|v| = {vmax_abs:.3g}): no float64 result can be that close to exact attention")
     return eps - rounding
 
 
@@ -263,7 +281,8 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
     eps : float
         Target absolute error per output entry, finite and > 0. For float32 (or float16) inputs the work is done in
         float64 and the result is rounded to float32, which costs up to :math:`2^{-24}\max|v|`; ``eps`` must exceed
-        twice that.
+        twice that. A float64 result costs :math:`2^{-53}(\max|v| + 16R)` (R: the largest range of a value column;
+        the values are centred on their midpoints before the work), and ``eps`` must exceed twice that too.
     chunk : int, optional
         Keys per block of the node sums (memory ``chunk·(g+1)`` floats).
 
@@ -276,7 +295,7 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
     ------
     ValueError
         Empty or wrongly shaped arrays, NaN or inf, ``len(k) != len(v)``, ``eps`` not finite or <= 0 or below the
-        float32 rounding, keys whose range overflows float64, ``chunk`` < 1.
+        float32 or float64 rounding of the output, keys whose range overflows float64, ``chunk`` < 1.
     TypeError
         Non-real or non-array inputs, arrays of different libraries, non-real ``eps``, non-integer ``chunk``.
 
@@ -298,7 +317,7 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
     xp, eps, q, k, V, vec, out_dtype = _inputs(q, k, v, eps)
     n, nq = k.shape[0], q.shape[0]
     R, vmax = _value_range(xp, V)
-    budget = _budget(eps, vmax, out_dtype == xp.float32)
+    budget = _budget(eps, vmax, out_dtype == xp.float32, v_range=R)
     kmin, kmax = float(xp.min(k)), float(xp.max(k))
     W = kmax - kmin
     if not math.isfinite(W):
@@ -307,18 +326,105 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
     if R == 0.0 or W == 0.0:  # constant values or all keys equal: every row is the mean of v
         return _finish(xp, xp.broadcast_to(mean[None, :], (nq, V.shape[1])), vec, out_dtype)
     plan = attention_1d_plan(n, budget, 0.0, R)
-    O = _attention_1d_core(xp, q, k, V, plan["L"], plan["g"], chunk)
-    return _finish(xp, O, vec, out_dtype)
+    # centre each value column on its midpoint: the work then rounds at the scale of R, not of max|v| (values
+    # 1000 ± 1 would otherwise lose three digits in the node sums), and the centre is added back exactly once
+    centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
+    O = _attention_1d_core(xp, q, k, V - centre[None, :], plan["L"], plan["g"], chunk)
+    return _finish(xp, O + centre[None, :], vec, out_dtype)
 
 
-def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
-    """attention_1d after validation: window L, degree g (float64 in, float64 (n_q, d_v) out)."""
+def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
+    r"""Exact operation counts of :func:`attention_1d` on these queries and keys (the same code path, counted).
+
+    Counts, for the call ``attention_1d(q, k, v, eps)`` with values of range ``v_range`` and ``d_v`` columns:
+    ``bands`` (query bands with queries), ``nodes`` (Chebyshev nodes, g + 1 per band), ``exps`` (exponentials
+    :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and the
+    cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n
+ceil +
+    n_q\lceil\log_2 n_q
+ceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
+    band cuts), and their sum ``ops``; also ``g``, ``L``, ``band_keys`` (kept keys per band). With ``run=False``
+    (default) nothing is exponentiated: the band logic of the core runs and the work is counted; with ``run=True``
+    (``v`` given) the call is computed and counted, and ``(output, counts)`` is returned.
+
+    Parameters
+    ----------
+    q : array, shape (n_q,)
+        Queries, real and finite.
+    k : array, shape (n,)
+        Keys, real and finite.
+    eps : float
+        Target absolute error, finite and > 0 (as for :func:`attention_1d`).
+    v_range : float, optional
+        R, the largest range of a value column (sets η; default 1). Ignored with ``run=True``.
+    d_v : int, optional
+        Value columns counted (default 1). Ignored with ``run=True``.
+    run : bool, optional
+        Compute the call as well (default False).
+    v : array, optional
+        The values, needed with ``run=True``.
+
+    Returns
+    -------
+    dict, or (array, dict) with ``run=True``
+        The counts (and the output of :func:`attention_1d`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention_1d`; ``run=True`` without ``v``; ``d_v`` not a positive integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_1d_count
+    >>> c = attention_1d_count(np.linspace(-5, 5, 100), np.linspace(-5, 5, 1000), 1e-3)
+    >>> c["bands"] >= 2 and c["exps"] <= c["bands"] * 1000 * (c["g"] + 1)
+    True
+    """
+    if run:
+        if v is None:
+            raise ValueError("run=True needs the values v")
+        xp, eps_, q64, k64, V, vec, out_dtype = _inputs(q, k, v, eps)
+        R, vmax = _value_range(xp, V)
+        budget = _budget(eps_, vmax, out_dtype == xp.float32, v_range=R)
+        plan = attention_1d_plan(k64.shape[0], budget, 0.0, max(R, 1e-300))
+        counts = {}
+        centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
+        O = _attention_1d_core(xp, q64, k64, V - centre[None, :], plan["L"], plan["g"], counts=counts)
+        return _finish(xp, O + centre[None, :], vec, out_dtype), counts
+    q, k = _listlike(q, "q"), _listlike(k, "k")
+    xp = _namespace(q, k)
+    q64, k64 = _real_array(q, "q", xp, (1,)), _real_array(k, "k", xp, (1,))
+    if isinstance(d_v, bool) or not isinstance(d_v, numbers.Integral) or d_v < 1:
+        raise ValueError(f"d_v must be an integer >= 1, got {d_v!r}")
+    plan = attention_1d_plan(k64.shape[0], _eps(eps), 0.0, v_range)
+    counts = {"count_only": True}
+    _attention_1d_core(xp, q64, k64, xp.zeros((k64.shape[0], d_v), dtype=xp.float64), plan["L"], plan["g"],
+                       counts=counts)
+    del counts["count_only"]
+    return counts
+
+
+def _attention_1d_core(xp, q, k, V, L, g, chunk=65536, counts=None):
+    """attention_1d after validation: window L, degree g (float64 in, float64 (n_q, d_v) out).
+
+    ``counts``: a dict to fill with the exact operation counts of the call (see :func:`attention_1d_count`); if it
+    holds ``count_only=True`` the band sums and evaluations are counted but not computed (and None is returned)."""
     xp = _namespace(q, k, V)  # the array-API namespace (for NumPy: array_api_compat.numpy)
-    n = k.shape[0]
+    n, nq, dv = k.shape[0], q.shape[0], V.shape[1]
+    count_only = bool(counts is not None and counts.get("count_only"))
+    if counts is not None:
+        lg = lambda m: math.ceil(math.log2(m)) if m > 1 else 0  # noqa: E731
+        counts.update(n=n, nq=nq, g=g, L=L, bands=0, nodes=0, exps=0, madds=0, evals=0,
+                      sorts=n * lg(n) + nq * lg(nq), searches=0, band_keys=[])
     kmin, kmax = float(xp.min(k)), float(xp.max(k))
     W = kmax - kmin
     if W == 0.0:
-        return xp.broadcast_to(xp.mean(V, axis=0)[None, :], (q.shape[0], V.shape[1]))
+        if counts is not None:
+            counts["madds"] += n * (dv + 1)
+            counts["ops"] = counts["sorts"] + counts["madds"]
+        return None if count_only else xp.broadcast_to(xp.mean(V, axis=0)[None, :], (q.shape[0], V.shape[1]))
     M = xp.asarray(_cheb_matrix(g), dtype=xp.float64)
     s_nodes = np.cos(np.pi * np.arange(g + 1) / g)
     orders = xp.asarray(np.arange(g + 1, dtype=np.float64))
@@ -348,6 +454,12 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
         if h == 0:  # [0, Q1], narrowed to the queries present (Q1 may overflow when the keys are nearly tied)
             lo, hi, n_keep = 0.0, min(Q1, float(xp.max(a_sorted[lo_i:hi_i]))), n
             if hi * W <= 2.0**-60:  # every weight e^{-q u} is 1 to double precision: the mean of v
+                if counts is not None:
+                    counts["bands"] += 1
+                    counts["madds"] += n * (dv + 1)
+                    counts["band_keys"].append(n)
+                    if count_only:
+                        continue
                 mean = xp.mean(Vs, axis=0)
                 pieces.append(xp.broadcast_to(mean[None, 1:] / mean[None, :1], (hi_i - lo_i, V.shape[1])))
                 continue
@@ -355,6 +467,18 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
             lo, hi = math.ldexp(Q1, h - 1), math.ldexp(Q1, h)
             cut = math.ldexp(W, 1 - h)  # u <= L/lo: beyond, every weight is below e^{-L}
             n_keep = int(xp.searchsorted(u, xp.asarray(cut, dtype=xp.float64), side="right"))
+            if counts is not None:
+                counts["searches"] += math.ceil(math.log2(n + 1))
+        if counts is not None:  # g + 1 exponentials and multiply-adds per kept key and node; the cosine transform;
+            nb = hi_i - lo_i    # per query g + 1 Chebyshev terms
+            counts["bands"] += 1
+            counts["nodes"] += g + 1
+            counts["exps"] += n_keep * (g + 1)
+            counts["madds"] += n_keep * (g + 1) * (dv + 1) + (g + 1) ** 2 * (dv + 1)
+            counts["evals"] += nb * (g + 1) * (dv + 2)
+            counts["band_keys"].append(n_keep)
+            if count_only:
+                continue
         mid, half = (lo + hi) / 2, (hi - lo) / 2
         nodes = xp.asarray(mid + half * s_nodes, dtype=xp.float64)
         F = _band_sums(xp, u[:n_keep], Vs[:n_keep, :], nodes, chunk)
@@ -363,6 +487,10 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536):
         T = xp.cos(xp.acos(s)[:, None] * orders[None, :])
         out = xp.matmul(T, C)
         pieces.append(out[:, 1:] / out[:, :1])
+    if counts is not None:
+        counts["ops"] = sum(counts[c] for c in ("sorts", "searches", "exps", "madds", "evals"))
+        if count_only:
+            return None
     O_sorted = xp.concat(pieces, axis=0)
     return xp.take(O_sorted, xp.argsort(perm), axis=0)
 
@@ -436,7 +564,7 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
         raise TypeError("attention_gauss_1d takes NumPy arrays (q, k, v)")
     n = k.shape[0]
     R, vmax = _value_range(np, V)
-    budget = _budget(eps, vmax, out_dtype == np.float32)
+    budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
     _no_overflow(q, k)
     if R == 0.0 or np.ptp(k) == 0.0:
         return _finish(np, np.broadcast_to(V.mean(0), (q.shape[0], V.shape[1])), vec, out_dtype)
@@ -444,7 +572,10 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     kmin = float(k.min())
     # a far box sums terms of size e^{|2ts|} to a value near e^{-|2ts|}: keep that cancellation below eta / 10
     spread = max(abs(float(q.max() - kmin)), abs(float(q.min() - k.max())), 1e-300) / math.sqrt(2)
-    box = min(float(box), 2 * math.sqrt(2) * math.log(eta / (10 * 400 * 2.0**-52)) / (4 * (spread + 1)))
+    box = min(float(box), 2 * math.sqrt(2) * math.log(max(eta / (10 * 400 * 2.0**-52), 1.0)) / (4 * (spread + 1)))
+    if box <= 0:
+        raise ValueError(f"eps={eps:g} is too small for the Gauss-transform route: its far boxes cancel beyond "
+                         "float64 (use attention_1d)")
     tmax = spread + box / math.sqrt(2)
     ids = np.floor((k - kmin) / box).astype(np.int64)
     order = np.argsort(ids, kind="stable")
@@ -458,7 +589,8 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     half_sq = ks**2 / 2
     bmax = np.maximum.reduceat(half_sq, starts)
     w = np.exp(half_sq - np.repeat(bmax, np.diff(np.r_[starts, n])))
-    V1 = np.concatenate([np.ones((n, 1)), Vs], axis=1) * w[:, None]
+    centre = (Vs.max(0) + Vs.min(0)) / 2  # centred values: the work rounds at the scale of R (as attention_1d)
+    V1 = np.concatenate([np.ones((n, 1)), Vs - centre], axis=1) * w[:, None]
     # moments As[b, a, :] = sum_j s_j^a sqrt(2^a / a!) w_j [1, v_j] (= s^a/a! times sqrt(2^a a!)), by recurrence in a
     As = np.empty((len(starts), p, V1.shape[1]))
     term = V1.copy()
@@ -488,7 +620,7 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
         mx = logz.max(axis=1, keepdims=True)
         tot = (acc * np.exp(lam - mx)[..., None]).sum(axis=1)
         O[i0:i0 + 128] = tot[:, 1:] / tot[:, :1]
-    return _finish(np, O, vec, out_dtype)
+    return _finish(np, O + centre, vec, out_dtype)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -579,19 +711,20 @@ def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
     n, nq, dv = K.shape[0], Q.shape[0], V.shape[1]
     _no_overflow(Q, K)
     R, vmax = _value_range(np, V)
-    budget = _budget(eps, vmax, out_dtype == np.float32)
+    budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
     if R == 0.0 or np.all(K == K[0]):
         return _finish(np, np.broadcast_to(V.mean(0), (nq, dv)), vec, out_dtype)
     eta = min(0.1, budget / (5 * R))
     L = math.log(n / eta)
     g = _taylor_degree(float(tau), eta)
-    tree = _KDTree(K, np.concatenate([np.ones((n, 1)), V], axis=1), leaf_size, g)
+    centre = (V.max(0) + V.min(0)) / 2  # centred values, as in attention_1d
+    tree = _KDTree(K, np.concatenate([np.ones((n, 1)), V - centre], axis=1), leaf_size, g)
     m = _row_max_2d(Q, K)
     acc = np.zeros((nq, dv + 1))
     step = 2048
     for i0 in range(0, nq, step):
         acc[i0:i0 + step] = tree.query(Q[i0:i0 + step], m[i0:i0 + step], L, float(tau))
-    return _finish(np, acc[:, 1:] / acc[:, :1], vec, out_dtype)
+    return _finish(np, acc[:, 1:] / acc[:, :1] + centre, vec, out_dtype)
 
 
 class _KDTree:
@@ -688,3 +821,255 @@ class _KDTree:
         contrib = np.einsum("pw,pwd->pd", w, self.V1[idx])
         for col in range(acc.shape[1]):
             acc[:, col] += np.bincount(qi, weights=contrib[:, col], minlength=acc.shape[0])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# fixed d: Algorithm 2 of seed 003 (Thm 1.3) over any halfspace range-sum oracle
+
+
+class BruteForceHalfspaceOracle:
+    r"""Halfspace range sums over points K with weights W, by brute force, counting every call.
+
+    The interface of the reduction of seed 003, Thm 1.3: ``count(a, b)`` returns :math:`\#\{j : a\cdot k_j \ge b\}`
+    and ``sums(a, b)`` the weighted sums :math:`\sum_{j : a\cdot k_j \ge b} W_j` (one vector per halfspace). A
+    structure with the same two methods (Matoušek's partition trees answer each in :math:`\tilde O(n^{1-1/d})`)
+    can replace it; this one costs O(n d) and O(n m) per call. ``counting_calls``, ``sum_calls`` (halfspaces asked
+    for sums) and ``weighted_sums`` (halfspaces times weight columns) count the calls.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, d)
+        The points (keys).
+    W : ndarray, shape (n, m)
+        Their weights (one column per weighted sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import BruteForceHalfspaceOracle
+    >>> orc = BruteForceHalfspaceOracle(np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]), np.ones((3, 1)))
+    >>> orc.count(np.array([1.0, 0.0]), 0.5), orc.sums(np.array([1.0, 1.0]), 1.5).tolist(), orc.counting_calls
+    (2, [1.0], 1)
+    """
+
+    def __init__(self, K, W):
+        self.K, self.W = np.asarray(K, dtype=np.float64), np.asarray(W, dtype=np.float64)
+        self.counting_calls = self.sum_calls = self.weighted_sums = 0
+
+    def count(self, a, b):
+        self.counting_calls += 1
+        return int(np.count_nonzero(self.K @ a >= b))
+
+    def sums(self, a, b, cols=None):
+        self.sum_calls += 1
+        W = self.W if cols is None else self.W[:, cols]
+        self.weighted_sums += W.shape[1]
+        return (self.K @ a >= b).astype(np.float64) @ W
+
+
+@functools.lru_cache(maxsize=64)
+def _exp_poly(width: float, eta: float):
+    r"""Monomial coefficients (ascending) of a polynomial P with :math:`|P(y) - e^y| \le \eta e^y` on
+    :math:`[-w, 0]`, and its degree g: the Chebyshev interpolant of :math:`e^y` of the smallest degree with
+    :math:`4 e^{w/2}\sum_{a>g} I_a(w/2) \le \eta` (the aliasing bound :math:`2\sum_{a>g}|c_a|` on the interpolation
+    error, :math:`c_a = 2e^{-w/2}I_a(w/2)`, divided by the smallest value :math:`e^{-w}`). The coefficients are
+    converted to monomials in float64 (used only where the expansion is evaluated); the Chebyshev coefficients
+    (on the domain [-w, 0]) are returned third."""
+    from numpy.polynomial import chebyshev as C, polynomial as Pm  # noqa: PLC0415
+
+    z = width / 2
+    a = np.arange(int(4 * z + 12 * math.sqrt(z + 1) + 80))
+    terms = special.ive(a, z)  # I_a(z) e^{-z}
+    tail = np.cumsum(terms[::-1])[::-1] - terms  # sum over a' > a
+    ok = np.nonzero(4 * math.exp(width) * tail <= eta)[0]
+    if ok.size == 0:  # pragma: no cover - the range of a is generous
+        raise ValueError(f"no polynomial degree found for e^y on [-{width:g}, 0] to {eta:g}")
+    g = max(int(ok[0]), 1)
+    cheb = C.Chebyshev.interpolate(np.exp, g, domain=[-width, 0.0])
+    return tuple(cheb.convert(kind=Pm.Polynomial).coef), g, tuple(cheb.coef)
+
+
+def _multi_indices(d, g):
+    """All alpha in N^d with |alpha| <= g, by total degree (as an int array, one row per monomial)."""
+    import itertools  # noqa: PLC0415
+
+    rows = [a for t in range(g + 1) for a in itertools.product(range(t + 1), repeat=d) if sum(a) == t]
+    return np.array(rows, dtype=np.int64).reshape(-1, d)
+
+
+def attention_halfspace_plan(n, d, eps, B, d_v=1):
+    r"""The parameters and the per-query oracle calls of :func:`attention_halfspace` (seed 003, Algorithm 2).
+
+    :math:`\eta = \min(0.05, \varepsilon/(14\max(1, B)))` (the seed's pseudocode), :math:`L = \log(n/\eta)`, grid
+    step :math:`h = \log(1 + \eta)`, window :math:`L' = L + h`, degree g of :func:`_exp_poly` on :math:`[-L', 0]`;
+    the row maximum is located on the grid :math:`s h` by a binary search over
+    :math:`s \in [-\lceil dB^2/h\rceil - 1, \lceil dB^2/h\rceil + 1]`, i.e. ``search_calls`` =
+    :math:`\lceil\log_2(2\lceil dB^2/h\rceil + 2)\rceil` counting queries, then one halfspace with
+    ``weighted_sums`` = :math:`\binom{g+d}{d}(d_v + 1)` weighted sums.
+
+    Parameters
+    ----------
+    n : int
+        Number of keys.
+    d : int
+        Dimension of queries and keys.
+    eps : float
+        Target absolute error, finite and > 0.
+    B : float
+        The entry bound.
+    d_v : int, optional
+        Value columns (default 1).
+
+    Returns
+    -------
+    dict
+        ``eta``, ``L``, ``h``, ``width``, ``g``, ``monomials``, ``search_calls``, ``weighted_sums``, ``s_range``
+        (the grid indices the search starts from).
+
+    Examples
+    --------
+    >>> from attnlab import attention_halfspace_plan
+    >>> p = attention_halfspace_plan(1000, 2, 1e-3, 1.0)
+    >>> p["weighted_sums"] == (p["g"] + 1) * (p["g"] + 2), p["search_calls"]
+    (True, 16)
+    """
+    eta = min(0.05, _eps(eps) / (14 * max(1.0, float(B))))
+    L = math.log(n / eta)
+    h = math.log1p(eta)
+    width = L + h
+    _, g, _ = _exp_poly(round(width, 12), eta)
+    top = math.ceil(d * float(B) ** 2 / h) + 1
+    return dict(eta=eta, L=L, h=h, width=width, g=g, monomials=math.comb(g + d, d),
+                search_calls=max(1, math.ceil(math.log2(2 * top))), weighted_sums=math.comb(g + d, d) * (d_v + 1),
+                s_range=(-top, top))
+
+
+def _grid_max(oracle, q, s_lo, s_hi, h):
+    """Largest s in [s_lo, s_hi) with a key of q·k >= s h (one exists at s_lo; none at s_hi), by bisection; and the
+    number of counting queries asked."""
+    calls = 0
+    while s_hi - s_lo > 1:
+        mid = (s_lo + s_hi) // 2
+        calls += 1
+        if oracle.count(q, mid * h) >= 1:
+            s_lo = mid
+        else:
+            s_hi = mid
+    return s_lo, calls
+
+
+def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=False):
+    r"""Attention for fixed d by seed 003's reduction to halfspace range sums (Algorithm 2, Thm 1.3).
+
+    For each query: locate the row maximum on the grid :math:`s\,h`, :math:`h = \log(1+\eta)`, by a binary search of
+    halfspace *counting* queries; shift by the grid maximum :math:`c = (s_{\max} + 1) h`; the relevant keys are the
+    halfspace :math:`\{k : q\cdot k \ge c - L'\}`, :math:`L' = \log(n/\eta) + h`, on which every shifted score
+    :math:`y = q\cdot k - c` lies in :math:`[-L', 0]`; replace :math:`e^y` by P (relative error η, degree g) and
+    expand by the multinomial theorem,
+    :math:`P(q\cdot k - c) = \sum_{|\alpha|\le g} a_{|\alpha|}\frac{|\alpha|!}{\alpha!} q^\alpha k^\alpha`,
+    :math:`a_b = \sum_{\ell \ge b} p_\ell\binom{\ell}{b}(-c)^{\ell - b}`, so that numerator and denominator are
+    linear combinations of the :math:`\binom{g+d}{d}(d_v+1)` weighted halfspace sums
+    :math:`\sum_{j \in H} k_j^\alpha [1, v_j]`. See :func:`attention_halfspace_plan` for the parameters.
+
+    The expansion is evaluated in float64, where its terms cancel once :math:`|c|` is beyond a few units (claim
+    AT-cancel): the function bounds the rounding of every query's expansion by
+    :math:`(2g + 8)\,2^{-53}\sum_\alpha |a_{|\alpha|}|\frac{|\alpha|!}{\alpha!}|q^\alpha| \sum_{j\in H}|k_j^\alpha|`
+    (weighted sums of :math:`|k^\alpha|`, asked of the oracle as a guard and not counted as the algorithm's calls)
+    and raises a ValueError where that bound exceeds η times the denominator. NumPy only.
+
+    Parameters
+    ----------
+    q : ndarray, shape (n_q, d)
+    k : ndarray, shape (n, d)
+    v : ndarray, shape (n,) or (n, d_v)
+        Queries, keys and values, real and finite.
+    eps : float
+        Target absolute error per entry (the accounting of Eq. (1) with the pseudocode's η = ε/(14 max(1, B))).
+    B : float, optional
+        The entry bound (default: the largest |entry| of q, k and v).
+    oracle : callable, optional
+        ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
+        :class:`BruteForceHalfspaceOracle`).
+    return_counts : bool, optional
+        Also return the calls per query: ``search_calls``, ``weighted_sums`` (lists, one per query), the plan, and
+        per query the expanded halfspace sums ``sums`` (denominator, then numerators) and the shift ``shifts`` (c).
+
+    Returns
+    -------
+    o : ndarray, shape (n_q,) or (n_q, d_v); with ``return_counts`` the pair (o, counts).
+
+    Raises
+    ------
+    ValueError
+        As :func:`attention_1d`; ``B`` below the entries; an expansion whose float64 rounding may exceed η.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_halfspace
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.uniform(-0.5, 0.5, (2, 20, 2)); v = rng.uniform(-1, 1, 20)
+    >>> S = Q @ K.T; P = np.exp(S - S.max(1, keepdims=True))
+    >>> o, c = attention_halfspace(Q, K, v, 1e-3, return_counts=True)
+    >>> bool(np.max(np.abs(o - P @ v / P.sum(1))) <= 1e-3), c["weighted_sums"][0] == c["plan"]["weighted_sums"]
+    (True, True)
+    """
+    xp, eps, Q, K, V, vec, out_dtype = _inputs(q, k, v, eps, qdim=2)
+    if not _is_numpy(xp):
+        raise TypeError("attention_halfspace takes NumPy arrays (q, k, v)")
+    n, d = K.shape
+    nq, dv = Q.shape[0], V.shape[1]
+    _no_overflow(Q, K)
+    R, vmax = _value_range(np, V)
+    top = max(float(np.max(np.abs(Q))), float(np.max(np.abs(K))), vmax)
+    if B is None:
+        B = top
+    elif not (isinstance(B, numbers.Real) and math.isfinite(B) and B >= top * (1 - 1e-12)):
+        raise ValueError(f"B must be a finite bound on every |entry| ({top:.6g}), got {B!r}")
+    budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
+    plan = attention_halfspace_plan(n, d, budget, B, dv)
+    coef, g, _ = _exp_poly(round(plan["width"], 12), plan["eta"])
+    p = np.array(coef)
+    alpha = _multi_indices(d, g)
+    deg = alpha.sum(1)
+    # multinomial |alpha|!/alpha! and binomials, from log-gamma (exact to rounding for these sizes)
+    multi = np.exp(special.gammaln(deg + 1) - special.gammaln(alpha + 1).sum(1))
+    kpow = np.prod(K[:, None, :] ** alpha[None, :, :], axis=2)  # (n, monomials)
+    m = alpha.shape[0]
+    V1 = np.concatenate([np.ones((n, 1)), V], axis=1)
+    W = np.concatenate([(kpow[:, :, None] * V1[:, None, :]).reshape(n, m * (dv + 1)), np.abs(kpow)], axis=1)
+    orc = (oracle or BruteForceHalfspaceOracle)(K, W)
+    signed, guard = np.arange(m * (dv + 1)), np.arange(m * (dv + 1), m * (dv + 2))
+    lb = np.arange(g + 1)
+    binom = special.comb(lb[:, None], lb[None, :])  # binom[l, b]
+    s_lo, s_hi = plan["s_range"]
+    h, width, eta = plan["h"], plan["width"], plan["eta"]
+    out = np.empty((nq, dv))
+    search, wsums, sums, shifts = [], [], [], []
+    for i in range(nq):
+        qi = Q[i]
+        s, calls = _grid_max(orc, qi, s_lo, s_hi, h)
+        search.append(calls)
+        c = (s + 1) * h
+        thr = c - width
+        phi = np.asarray(orc.sums(qi, thr, signed), dtype=np.float64).reshape(m, dv + 1)
+        wsums.append(signed.size)
+        absphi = np.asarray(orc.sums(qi, thr, guard), dtype=np.float64)  # the guard: not the algorithm's count
+        powc = (-c) ** (lb[:, None] - lb[None, :]) * (lb[:, None] >= lb[None, :])
+        a = (p[:, None] * binom * powc).sum(0)  # a_b
+        a_abs = (np.abs(p)[:, None] * binom * np.abs(powc)).sum(0)
+        qpow = np.prod(qi[None, :] ** alpha, axis=1)
+        coefs = a[deg] * multi * qpow
+        tot = coefs @ phi
+        bound = (2 * g + 8) * _F64_UNIT * float((a_abs[deg] * multi * np.abs(qpow)) @ absphi)
+        if not (tot[0] > 0 and bound <= eta * tot[0]):
+            raise ValueError(f"the monomial expansion cancels beyond float64 for query {i} (shift c = {c:.3g}: "
+                             f"rounding bound {bound:.2g} against eta·denominator {eta * max(tot[0], 0):.2g}); "
+                             "use smaller entries or attention_1d / attention_2d")
+        out[i] = tot[1:] / tot[0]
+        sums.append(tot.tolist())
+        shifts.append(c)
+    o = _finish(np, out, vec, out_dtype)
+    if return_counts:
+        return o, dict(search_calls=search, weighted_sums=wsums, plan=plan, sums=sums, shifts=shifts)
+    return o

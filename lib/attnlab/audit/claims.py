@@ -310,10 +310,12 @@ CLAIMS: tuple[Claim, ...] = (
           "dependence on L."),
     Claim("AT-cancel", S003, "l. 170; 67",
           "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
-          "moments Σ k^b v in floating point): stable bases and precision management are needed."),
+          "moments Σ k^b v in floating point): stable bases and precision management are needed.",
+          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_cancel"),
     Claim("AT-bigd", S003, "l. 83, 169",
           "The hidden g^{O(d)} is not cheap for large d; no speed-up can be predicted from Thm 1.3 for head "
-          "dimensions 64 or 128."),
+          "dimensions 64 or 128.",
+          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_bigd"),
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
           "constant error needs n^{2−δ} time under SETH."),
