@@ -301,7 +301,8 @@ CLAIMS: tuple[Claim, ...] = (
           "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3."),
     Claim("SP-causal", S002, "l. 7, 30, 34",
           "The approximation theorem extends to causal (lower-triangular) patterns with the same logarithmic "
-          "dependence on L."),
+          "dependence on L.",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_causal"),
     Claim("AT-cancel", S003, "l. 170; 67",
           "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
           "moments Σ k^b v in floating point): stable bases and precision management are needed."),

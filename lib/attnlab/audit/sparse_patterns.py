@@ -22,7 +22,7 @@ from .verdict import Verdict
 
 __all__ = ["PRESETS", "LAWS", "random_sparse_target", "search_dimension", "scaling_experiment",
            "robustness_experiment", "timing_experiment", "moment_experiment", "load_long_run", "growth_laws",
-           "resample_summary", "compression", "check_sp_approx", "check_sp_exp", "check_sp_robust", "check_sp_tight",
+           "resample_summary", "compression", "fmt_num", "fmt_p", "check_sp_approx", "check_sp_exp", "check_sp_robust", "check_sp_tight",
            "check_sp_causal",
            "plot_dimension_vs_L", "plot_success_rate", "plot_robustness"]
 
@@ -318,16 +318,26 @@ def resample_summary(rows, Q) -> dict:
 _SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def _num(v, digits=2):
-    """A number for a sentence: thousands separators below 10⁵, m × 10ⁿ above (never 1e+09)."""
+def fmt_num(v, digits=2):
+    """A number for a sentence: thousands separators below 10⁵, m × 10ⁿ above 10⁵ and below 10⁻³ (never 1e+09)."""
     if not math.isfinite(v):
         return "∞" if v > 0 else "–"
-    if abs(v) >= 1e5:
+    if abs(v) >= 1e5 or 0 < abs(v) < 1e-3:
         e = math.floor(math.log10(abs(v)))
         return f"{v / 10**e:.{digits - 1}f} × 10{str(e).translate(_SUP)}"
     if abs(v) >= 100 or v == int(v):
         return f"{round(v):,}"
     return f"{v:.{digits}g}"
+
+
+def fmt_p(v):
+    """A p-value for a sentence: two digits, m × 10⁻ⁿ below 10⁻³ (never 9.3e-08)."""
+    if not math.isfinite(v):
+        return "–"
+    if v < 1e-3:
+        e = math.floor(math.log10(v)) if v > 0 else -300
+        return f"{v / 10**e:.1f} × 10{str(e).translate(_SUP)}" if v > 0 else "0"
+    return f"{v:.2g}"
 
 
 #: Compression: the elasticity of the smallest working d in L (least squares of log d on log L over the long run's
@@ -410,16 +420,16 @@ def check_sp_approx(scale=None, seed: int = 0, data=None) -> Verdict:
     if comp is not None:
         ctext = (f"d/L falls from {comp['d_over_L'][0]:.2f} at L = {comp['L'][0]:,} to {comp['d_over_L'][-1]:.3f} at "
                  f"L = {comp['L_last']:,} (elasticity of d in L {comp['elasticity']:.2f}, 95% interval "
-                 f"{comp['elasticity_lo']:.2f} to {comp['elasticity_hi']:.2f}; d = {_num(comp['d_last'])} against "
-                 f"min(bound, L) = {_num(comp['cap_last'])} at the longest length)")
+                 f"{comp['elasticity_lo']:.2f} to {comp['elasticity_hi']:.2f}; d = {fmt_num(comp['d_last'])} against "
+                 f"min(bound, L) = {fmt_num(comp['cap_last'])} at the longest length)")
     else:
         ctext = "the long run's record is missing, so compression (d/L falling) is not tested"
     mtext = (f"the moment curve meets the precision at the fixed d = {', '.join(map(str, m_d))} at every L from "
-             f"{mf[0]['L']:,} to {mf[-1]['L']:,} (inputs up to {_num(m_entry)})" if m_ok else
+             f"{mf[0]['L']:,} to {mf[-1]['L']:,} (inputs up to {fmt_num(m_entry)})" if m_ok else
              f"the moment curve at its fixed d = {', '.join(map(str, m_d))} misses the precision at "
              f"{sum(not r['success'] for r in mf)} of {len(mf)} lengths")
     lead = {"loose": f"True but loose: d = O(log L) suffices, yet with unbounded inputs a fixed d = {m_d[0]} works at "
-                     f"every L tried (entries up to {_num(m_entry)}).",
+                     f"every L tried (entries up to {fmt_num(m_entry)}).",
             "verified": f"The random-projection construction works at d ≤ the proof's bound in {len(inst)} of "
                         f"{len(inst)} instances and d/L falls to {comp['d_over_L'][-1]:.3f} at L = {comp['L_last']:,}."
                         if comp else "",
@@ -430,12 +440,12 @@ def check_sp_approx(scale=None, seed: int = 0, data=None) -> Verdict:
                                  f"instances, but " + (
                                      f"{untested} failed with the search stopped below the bound." if untested else
                                      "the long run's record is missing." if comp is None else
-                                     f"d = {_num(comp['d_last'])} ≥ min(bound, L) at L = {comp['L_last']:,}: "
+                                     f"d = {fmt_num(comp['d_last'])} ≥ min(bound, L) at L = {comp['L_last']:,}: "
                                      f"no compression shown.")}[verdict]
     summary = (f"{lead} Random projection: {len(inst) - above - failed_tested - untested} of {len(inst)} instances "
                f"(chapter, robustness configurations, long run; full and causal) succeed at a d of at most "
                f"{worst:.3g} times the proof's bound; {ctext}. Unbounded inputs: {mtext}. With inputs of bounded norm "
-               f"(R = max‖q‖·max‖k‖ independent of L, as the random projection's, R ≈ {_num(mf[-1]['R_jl'], 3)}) the "
+               f"(R = max‖q‖·max‖k‖ independent of L, as the random projection's, R ≈ {fmt_num(mf[-1]['R_jl'], 3)}) the "
                f"packing bound forces d ≥ log L / log(1 + 2R/log(1/ε₂)) ({pack[0]} to {pack[-1]} here): in that "
                f"reading O(log L) is right and tight (verified). The seed states no norm bound, so the literal "
                f"statement is judged.")
@@ -503,7 +513,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
     fl = law["full"]["fits"]["log L"]
     Ls = sorted({r["L"] for r in src["full"]})
     span = f"L = {Ls[0]:,} to {Ls[-1]:,}"
-    pv = {part: ", ".join(f"{LAW_LABELS[n]} {f['lof_p']:.2g}" for n, f in law[part]["fits"].items())
+    pv = {part: ", ".join(f"{LAW_LABELS[n]} {fmt_p(f['lof_p'])}" for n, f in law[part]["fits"].items())
           for part in law}
     if bad:
         lead = f"The book's rerun of the seed's design contradicts it: {'; '.join(bad)}."
@@ -511,7 +521,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
                     + (f" (and {len(bad) - 1} more)." if len(bad) > 1 else "."))
     elif decided:
         lead = (f"Over {span} the data decide for d ~ log L, full and causal (lack-of-fit p of log L "
-                f"{fl['lof_p']:.2g}; √L and L rejected), far below the bound (≥ {far:.3g}×).")
+                f"{fmt_p(fl['lof_p'])}; √L and L rejected), far below the bound (≥ {far:.3g}×).")
         headline = (f"Over {span} the data decide for d ~ log L, for full and causal targets (√L and L rejected at "
                     f"p < {LOF_ALPHA}).")
     else:
@@ -574,7 +584,7 @@ def check_sp_causal(scale=None, seed: int = 0, data=None) -> Verdict:
     fl = law["fits"]["log L"] if law is not None else None
     span = f"L = {Ls[0]:,} to {Ls[-1]:,}" if Ls else "the chapter's lengths"
     lawtext = (f"over {span} the lack-of-fit test decides '{_law(decided)}' for causal targets (p: "
-               + ", ".join(f"{LAW_LABELS[n]} {f['lof_p']:.2g}" for n, f in law["fits"].items())
+               + ", ".join(f"{LAW_LABELS[n]} {fmt_p(f['lof_p'])}" for n, f in law["fits"].items())
                + f"; d ≈ {fl['intercept']:.3g} + {fl['slope']:.3g}·log L)") if law is not None else \
         "the long run's record is missing, so the law is not decided"
     mtext = (f"the moment curve meets the precision on causal targets at the fixed d = {m_d[0]} at every L from "
@@ -640,8 +650,8 @@ def check_sp_robust(scale=None, seed: int = 0, data=None) -> Verdict:
         f"The algorithm's counted operations grow like L^{of.slope:.2f} and it succeeded in {len(g) - fails} of "
         f"{len(g)} (k, γ, ε) configurations, but the d it needs varies {span:.3g}-fold with them. "
         f"Operation-count exponent 95% interval {of.slope_lo:.2f} to {of.slope_hi:.2f} (at L = {big['L']:,}: "
-        f"{_num(big['ops'])} operations, of which the sparse LU {_num(big['ops_factor'])}, exponent "
-        f"{ff.slope:.2f}: O(kL) fill for these targets; {_num(big['ops_per_draw'])} per draw, the 2L²d of the logits "
+        f"{fmt_num(big['ops'])} operations, of which the sparse LU {fmt_num(big['ops_factor'])}, exponent "
+        f"{ff.slope:.2f}: O(kL) fill for these targets; {fmt_num(big['ops_per_draw'])} per draw, the 2L²d of the logits "
         f"dominating); draws used per run: at most {max(draws)}, mean {np.mean(draws):.2f} (at most 2 expected once "
         f"d reaches the bound). The wall time, shown as an illustration only, grows like L^{tf.slope:.2f}. The "
         f"elasticity of d in the theory's factor max‖B_i‖²/η² is {ef.slope:.2f} (95% interval {ef.slope_lo:.2f} to "
@@ -691,7 +701,7 @@ def check_sp_tight(scale=None, seed: int = 0, data=None) -> Verdict:
         f"The bound's slope in log L ({bslope:.3g}) is {bslope / law['slope']:.3g}× the measured one "
         f"({law['slope']:.3g}); what holds is that the bound is loose by that factor. Tightness of O(log L) depends "
         f"on the inputs: with norm-bounded inputs the packing bound d ≥ log L / log(1 + 2R/log(1/ε₂)) "
-        f"(R ≈ {_num(R_jl, 3)} for the random projection: d ≥ {min(pack.values())} to {max(pack.values())}, below "
+        f"(R ≈ {fmt_num(R_jl, 3)} for the random projection: d ≥ {min(pack.values())} to {max(pack.values())}, below "
         f"every measured d) makes it tight up to a constant; with unbounded inputs the moment curve needs only "
         f"d = {', '.join(map(str, m_d)) or '–'} at every L, so log L is not even the right order.",
         numbers=dict(min_bound_over_d=lo, max_bound_over_d=hi, bound_log_slope=bslope, measured_log_slope=law["slope"],
