@@ -224,3 +224,33 @@ def test_figures_are_readable():
                             continue  # axhline/axvline: axes coordinates
                         vals = np.asarray(line.get_ydata() if axis is ax.yaxis else line.get_xdata(), float)
                         assert not (vals[np.isfinite(vals)] <= 0).any()
+
+
+# ---------------------------------------------------------------------------------------------- the long run
+def test_long_run_record_reads_as_search_rows():
+    """The shipped record of benchmarks/sparse_patterns.py: rows like scaling_experiment's, load and time recorded."""
+    rec = sp.load_long_run()
+    assert rec is not None, "data/benchmarks/sparse-patterns-long.json is missing"
+    for key in ("loadavg_start", "loadavg_end", "wall_seconds", "per_length", "numpy", "git_commit", "parameters"):
+        assert key in rec, key
+    for part in ("full", "causal"):
+        Ls = sorted({r["L"] for r in rec["rows"][part]})
+        assert Ls[0] == 512 and Ls[-1] >= 16384
+        for r in rec["rows"][part]:
+            assert set(r["dmin"]) == {1, 4, 16} and all(isinstance(f, float) for f in r["first"])
+
+
+def test_benchmark_script_runs_small(tmp_path):
+    """The script end to end at small lengths (the chapter never runs it)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "long.json"
+    subprocess.run([sys.executable, str(root / "benchmarks" / "sparse_patterns.py"), "--out", str(out), "--max-L",
+                    "1024"], check=True, capture_output=True, timeout=300)
+    rec = json.loads(out.read_text())
+    assert [x["L"] for x in rec["per_length"]] == [512, 1024] and rec["stopped_before"] is None
+    assert len(rec["rows"]["full"]) == len(rec["rows"]["causal"]) == 4
