@@ -29,6 +29,8 @@ from scipy import sparse
 from ._validate import as_float_array, positive_int
 
 __all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
+           "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
+           "OperationCount",
            "resample_success", "construct_sparse_attention", "SparseAttention"]
 
 #: Largest number of logits (draws × L × L) held at once by :func:`resample_success`.
@@ -37,6 +39,8 @@ _MAX_BATCH_ENTRIES = 1 << 23
 
 # ---------------------------------------------------------------------------------------------------- validation
 def _target(A, name="A", *, causal=False):
+    if sparse.issparse(A):
+        return _sparse_target(A, name, causal)
     A = as_float_array(A, name, ndim=2)
     if isinstance(A, np.ndarray) is False:
         A = np.asarray(A)
@@ -53,6 +57,30 @@ def _target(A, name="A", *, causal=False):
         raise ValueError(f"{name} has rows without a positive entry (first: row {int(empty[0])}); every row of an "
                          "attention matrix has one")
     if causal and np.triu(A, 1).any():
+        raise ValueError(f"{name} must be lower-triangular when causal=True")
+    return A
+
+
+def _sparse_target(A, name, causal):
+    """A SciPy sparse target as a canonical CSR array (explicit zeros dropped), validated like a dense one."""
+    if A.dtype.kind not in "fiu" or A.dtype == np.float16:
+        raise TypeError(f"{name} must be a float32 or float64 sparse array, got dtype {A.dtype}")
+    A = sparse.csr_array(A, dtype=np.float64, copy=True)
+    L = A.shape[0]
+    if A.shape != (L, L) or L < 1:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {A.shape}")
+    A.sum_duplicates()
+    if not np.isfinite(A.data).all():
+        raise ValueError(f"{name} contains NaN or inf")
+    if (A.data < 0).any():
+        raise ValueError(f"{name} must have non-negative entries (a pattern of attention weights)")
+    A.eliminate_zeros()
+    A.sort_indices()
+    empty = np.flatnonzero(np.diff(A.indptr) == 0)
+    if empty.size:
+        raise ValueError(f"{name} has rows without a positive entry (first: row {int(empty[0])}); every row of an "
+                         "attention matrix has one")
+    if causal and (A.indices > np.repeat(np.arange(L), np.diff(A.indptr))).any():
         raise ValueError(f"{name} must be lower-triangular when causal=True")
     return A
 
@@ -95,9 +123,15 @@ class _Support(NamedTuple):
 
 
 def _support(A) -> _Support:
-    mask = A > 0
-    rows, cols = np.nonzero(mask)
-    counts = mask.sum(axis=1)
+    if sparse.issparse(A):  # canonical CSR (from _sparse_target): sorted columns, positive data
+        counts = np.diff(A.indptr)
+        rows, cols = np.repeat(np.arange(A.shape[0]), counts), A.indices
+        data = A.data
+    else:
+        mask = A > 0
+        rows, cols = np.nonzero(mask)
+        counts = mask.sum(axis=1)
+        data = A[rows, cols]
     kmax = int(counts.max())
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     slot = np.arange(rows.size) - start[rows]
@@ -105,7 +139,9 @@ def _support(A) -> _Support:
     C[rows, slot] = cols
     valid = np.zeros(C.shape, bool)
     valid[rows, slot] = True
-    return _Support(C, valid, A[np.arange(A.shape[0])[:, None], C])
+    V = np.repeat(data[start][:, None], kmax, axis=1)
+    V[rows, slot] = data
+    return _Support(C, valid, V)
 
 
 def pattern_profile(A):
@@ -116,7 +152,7 @@ def pattern_profile(A):
 
     Parameters
     ----------
-    A : array_like, shape (L, L), float32 or float64 (float16 rejected)
+    A : array_like or scipy.sparse array, shape (L, L), float32 or float64 (float16 rejected)
         Non-negative, finite, every row with at least one positive entry.
 
     Returns
@@ -139,10 +175,15 @@ def pattern_profile(A):
     (2, 2.0)
     """
     A = _target(A)
-    mask = A > 0
-    k = int(max(mask.sum(axis=0).max(), mask.sum(axis=1).max()))
-    hi = np.where(mask, A, 0.0).max(axis=1)
-    lo = np.where(mask, A, np.inf).min(axis=1)
+    if sparse.issparse(A):
+        starts = A.indptr[:-1]
+        k = int(max(np.diff(A.indptr).max(), np.bincount(A.indices, minlength=A.shape[0]).max()))
+        hi, lo = np.maximum.reduceat(A.data, starts), np.minimum.reduceat(A.data, starts)
+    else:
+        mask = A > 0
+        k = int(max(mask.sum(axis=0).max(), mask.sum(axis=1).max()))
+        hi = np.where(mask, A, 0.0).max(axis=1)
+        lo = np.where(mask, A, np.inf).min(axis=1)
     with np.errstate(over="ignore"):
         return k, float(np.exp((np.log(hi) - np.log(lo)).max()))  # inf if a ratio exceeds the float range
 
@@ -185,7 +226,7 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
 
     Parameters
     ----------
-    A : array_like, shape (L, L), float32 or float64
+    A : array_like or scipy.sparse array, shape (L, L), float32 or float64 (a sparse target gives a sparse B)
         The target pattern (non-negative, finite, a positive entry in every row).
     eps1 : float > 0
         Ratio precision: ratios of nonzeros are to be kept within a factor :math:`1 + \varepsilon_1`.
@@ -221,8 +262,10 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
     eps1, eps2 = _eps(eps1, eps2)
     A = _checked_target(A, k, gamma, _bool(causal, "causal"))
     sup, b = _log_support(A, eps1, eps2)
-    B = np.zeros_like(A)
     rows = np.broadcast_to(np.arange(A.shape[0])[:, None], sup.cols.shape)
+    if sparse.issparse(A):
+        return sparse.csr_array((b[sup.valid], (rows[sup.valid], sup.cols[sup.valid])), shape=A.shape)
+    B = np.zeros_like(A)
     B[rows[sup.valid], sup.cols[sup.valid]] = b[sup.valid]
     return B
 
@@ -435,7 +478,10 @@ def _prepare(A, eps1, eps2, k, gamma, causal, method):
     causal = _bool(causal, "causal")
     method = _choice(method, ("auto", "svd", "identity"), "method")
     A = _checked_target(A, k, gamma, causal)
-    key = (hashlib.sha256(A.tobytes()).hexdigest(), A.shape, eps1, eps2, causal, method)
+    h = hashlib.sha256()
+    for part in ((A.data, A.indices, A.indptr) if sparse.issparse(A) else (A,)):
+        h.update(np.ascontiguousarray(part).tobytes())
+    key = (h.hexdigest(), sparse.issparse(A), A.shape, eps1, eps2, causal, method)
     if _LAST.get("key") == key:
         return _LAST["prep"], eps1, eps2
     sup, b = _log_support(A, eps1, eps2)
@@ -457,27 +503,36 @@ def _projection(prep, dmax, rng, projection, batch, dtype=np.float64):
 
 
 def _evaluate(prep, G, dims):
-    """Worst ratio error and log-leakage over rows, shape (batch, len(dims)), for nested projections G."""
+    """Worst ratio error and log-leakage over rows, shape (batch, len(dims)), for nested projections G.
+
+    The logits are formed in row blocks of at most ``_MAX_BATCH_ENTRIES`` entries (memory O(block), not O(L^2));
+    causal targets skip the blocks above the diagonal (about half the products)."""
     nb, L = G.shape[0], prep.L
     P = np.stack([prep.B @ g for g in G]).astype(G.dtype, copy=False)  # X1 = B G = U Σ Y, unscaled
-    C = np.zeros((nb, L, L), dtype=G.dtype)
-    if prep.causal:
-        C[:, ~np.tril(np.ones((L, L), bool))] = -np.inf
+    ratio = np.full((nb, len(dims)), -np.inf)
+    leak = np.full((nb, len(dims)), -np.inf)
+    per = max(1, _MAX_BATCH_ENTRIES // (nb * L))
     bi = np.arange(nb)[:, None, None]
-    ri = np.arange(L)[None, :, None]
-    cols = np.broadcast_to(prep.sup.cols, (nb, *prep.sup.cols.shape))
-    ratio = np.empty((nb, len(dims)))
-    leak = np.empty((nb, len(dims)))
-    lo = 0
-    for t, d in enumerate(dims):
-        C += np.matmul(P[:, :, lo:d], np.swapaxes(G[:, :, lo:d], 1, 2))
-        lo = d
-        saved = C[bi, ri, cols]
-        C[bi, ri, cols] = -np.inf
-        off_max = C.max(axis=2) / d
-        C[bi, ri, cols] = saved
-        rr, ll = _row_errors(saved.astype(np.float64) / d, prep.b, prep.sup.valid, off_max.astype(np.float64))
-        ratio[:, t], leak[:, t] = rr.max(axis=1), ll.max(axis=1)
+    for r0 in range(0, L, per):
+        r1 = min(L, r0 + per)
+        ncol = r1 if prep.causal else L
+        C = np.zeros((nb, r1 - r0, ncol), dtype=G.dtype)
+        if prep.causal:
+            C[:, np.arange(ncol)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
+        ri = np.arange(r1 - r0)[None, :, None]
+        cols = np.broadcast_to(prep.sup.cols[r0:r1], (nb, r1 - r0, prep.sup.cols.shape[1]))
+        lo = 0
+        for t, d in enumerate(dims):
+            C += np.matmul(P[:, r0:r1, lo:d], np.swapaxes(G[:, :ncol, lo:d], 1, 2))
+            lo = d
+            saved = C[bi, ri, cols]
+            C[bi, ri, cols] = -np.inf
+            off_max = C.max(axis=2) / d
+            C[bi, ri, cols] = saved
+            rr, ll = _row_errors(saved.astype(np.float64) / d, prep.b[r0:r1], prep.sup.valid[r0:r1],
+                                 off_max.astype(np.float64))
+            ratio[:, t] = np.maximum(ratio[:, t], rr.max(axis=1))
+            leak[:, t] = np.maximum(leak[:, t], ll.max(axis=1))
     return ratio, leak
 
 
@@ -515,7 +570,7 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
 
     Parameters
     ----------
-    A : array_like, shape (L, L)
+    A : array_like or scipy.sparse array, shape (L, L)
         The target (see :func:`log_target`).
     dims : int or increasing sequence of int >= 1
         Projection dimensions; at most rank(B) for the orthogonal projection.
@@ -625,7 +680,7 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
 
     Parameters
     ----------
-    A : array_like, shape (L, L)
+    A : array_like or scipy.sparse array, shape (L, L)
         The target pattern.
     d : int >= 1
         Projection (query/key) dimension; at most rank(B) for the orthogonal projection.
@@ -683,5 +738,289 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
     S -= S.max(axis=1, keepdims=True)
     M = np.exp(S)
     M /= M.sum(axis=1, keepdims=True)
-    err = element_ratio_error(M, np.asarray(A, dtype=np.float64), causal=prep.causal)
+    dense = A.toarray() if sparse.issparse(A) else np.asarray(A, dtype=np.float64)
+    err = element_ratio_error(M, dense, causal=prep.causal)
     return SparseAttention(X, W_Q, W_K, M, err, ok, t)
+
+
+# ---------------------------------------------------------------------------------------------------- moment curve
+class MomentCurveAttention(NamedTuple):
+    r"""The result of :func:`moment_curve_attention`.
+
+    Attributes
+    ----------
+    X : ndarray, shape (L, 2d)
+        The inputs :math:`[X^{(1)}, X^{(2)}]`: row :math:`i` of :math:`X^{(1)}` holds the coefficients of
+        :math:`p_i`, row :math:`j` of :math:`X^{(2)}` the moment vector :math:`(1, j, \dots, j^{2k})`.
+    W_Q, W_K : ndarray, shape (2d, d)
+        The fixed parameters :math:`[I_d; 0]` and :math:`[0; I_d]`.
+    M : ndarray, shape (L, L)
+        :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` in float64 (causally masked if requested).
+    error : RatioError
+        :func:`element_ratio_error` of ``M`` against the target.
+    success : bool
+        Whether ``error`` meets the precision :math:`(\varepsilon_1, \varepsilon_2)`.
+    d : int
+        The query/key dimension :math:`2k + 1` (independent of :math:`L`).
+    C : ndarray, shape (L,)
+        The per-row constants :math:`C_i`.
+    max_entry : float
+        The largest absolute entry of ``X``.
+    norm_product : float
+        :math:`\max_i\|X^{(1)}_i\|\cdot\max_j\|X^{(2)}_j\|`, the bound on the logits that
+        :func:`packing_dimension_bound` takes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import moment_curve_attention
+    >>> res = moment_curve_attention(np.eye(8)[::-1], eps1=1.0, eps2=0.5)
+    >>> res.success, res.d
+    (True, 3)
+    """
+
+    X: np.ndarray
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    M: np.ndarray
+    error: RatioError
+    success: bool
+    d: int
+    C: np.ndarray
+    max_entry: float
+    norm_product: float
+
+
+def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
+    r"""Inputs of dimension :math:`d = 2k + 1`, for every :math:`L`, that make a fixed layer approximate ``A``.
+
+    Token :math:`j` (:math:`0\le j < L`) gets the moment vector :math:`(1, j, \dots, j^{2k})`; row :math:`i` gets the
+    coefficients of
+
+    .. math::
+
+        p_i(t) = r_i(t) - C_i\prod_{s\in S_i}(t - s)^2,
+
+    where :math:`r_i` (degree :math:`|S_i| - 1`) interpolates :math:`b_s = \log(A_{is}/\min_{S_i}A)` at the support,
+    and :math:`C_i \ge 0` is the smallest constant with :math:`p_i(t) \le \log\varepsilon_2 - \eta` at every key
+    :math:`t\notin S_i` (:math:`t\le i` if causal), :math:`\eta = \tfrac12\log(1+\varepsilon_1)`. The logits
+    :math:`p_i(j)` equal :math:`b_j` on the support (ratio error 0 in exact arithmetic) and are at least :math:`\eta`
+    below the leakage limit off it. With the fixed :math:`W_Q = [I; 0]`, :math:`W_K = [0; I]` the query/key dimension
+    is :math:`2k+1` at every :math:`L`: without a bound on the inputs, :math:`d = O(\log L)` (claim SP-approx) is not
+    needed. The price is the size of the inputs: entries up to about :math:`L^{2k}`; with inputs of bounded norm
+    :func:`packing_dimension_bound` forces :math:`d = \Omega(\log L)`. Computed in float64: the logits carry a rounding
+    error of about :math:`10^{-16}\sum_m |c_m| L^m`, reported in ``error`` (fine to a few thousand tokens at
+    :math:`k = 2`).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array, shape (L, L)
+        The target (see :func:`log_target`).
+    eps1 : float > 0
+    eps2 : float in (0, 1)
+    k, gamma : optional
+        Assumptions checked on ``A``; ``k`` also sets :math:`d = 2k + 1` (default: the largest row support).
+    causal : bool
+
+    Returns
+    -------
+    MomentCurveAttention
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a target breaking its assumptions or arguments of the wrong type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import moment_curve_attention
+    >>> A = np.eye(64)[np.random.default_rng(0).permutation(64)] + np.eye(64)
+    >>> res = moment_curve_attention(A, eps1=1.0, eps2=0.5)
+    >>> res.success, res.d, res.error.ratio < 1e-6
+    (True, 5, True)
+    """
+    eps1, eps2 = _eps(eps1, eps2)
+    causal = _bool(causal, "causal")
+    A = _checked_target(A, k, gamma, causal)
+    L = A.shape[0]
+    sup = _support(A)
+    kmax = sup.cols.shape[1] if k is None else positive_int(k, "k")
+    d = 2 * kmax + 1
+    eta = 0.5 * math.log1p(eps1)
+    limit = math.log(eps2) - eta
+    P = np.polynomial.polynomial
+    coef = np.zeros((L, d))
+    Cs = np.zeros(L)
+    t = np.arange(L, dtype=np.float64)
+    for i in range(L):
+        s = sup.cols[i][sup.valid[i]].astype(np.float64)
+        v = sup.vals[i][sup.valid[i]]
+        b = np.log(v) - np.log(v.min())
+        mu = float(s.mean())
+        rc = P.polyfit(s - mu, b, s.size - 1)                 # r in powers of (t - mu): interpolation, exact fit
+        keys = t[: i + 1] if causal else t
+        off = np.ones(keys.size, bool)
+        off[s[s < keys.size].astype(int)] = False
+        if off.any():
+            x = keys[off]
+            qv = np.prod((x[:, None] - s[None, :]) ** 2, axis=1)
+            Cs[i] = max(0.0, float(np.max((P.polyval(x - mu, rc) - limit) / qv)))
+        p = P.polysub(_shift_poly(rc, mu), Cs[i] * P.polyfromroots(np.repeat(s, 2)))
+        coef[i, : p.size] = p
+    moments = t[:, None] ** np.arange(d)[None, :]
+    X = np.concatenate([coef, moments], axis=1)
+    W_Q = np.vstack([np.eye(d), np.zeros((d, d))])
+    W_K = np.vstack([np.zeros((d, d)), np.eye(d)])
+    S = (X @ W_Q) @ (X @ W_K).T
+    if causal:
+        S[np.triu(np.ones(S.shape, bool), 1)] = -np.inf
+    S -= S.max(axis=1, keepdims=True)
+    M = np.exp(S)
+    M /= M.sum(axis=1, keepdims=True)
+    dense = A.toarray() if sparse.issparse(A) else A
+    err = element_ratio_error(M, dense, causal=causal)
+    ok = bool(err.ratio <= math.log1p(eps1) and err.leakage <= eps2)
+    norm_product = float(np.linalg.norm(coef, axis=1).max() * np.linalg.norm(moments, axis=1).max())
+    return MomentCurveAttention(X, W_Q, W_K, M, err, ok, d, Cs, float(np.abs(X).max()), norm_product)
+
+
+def _shift_poly(c, a):
+    """Coefficients in t of the polynomial sum_m c_m (t - a)^m."""
+    P = np.polynomial.polynomial
+    out = np.zeros(1)
+    for m, cm in enumerate(c):
+        out = P.polyadd(out, cm * P.polypow([-a, 1.0], m))
+    return out
+
+
+def packing_dimension_bound(L, R, eps2):
+    r"""Smallest query/key dimension any layer with bounded logits can have on a permutation target of length ``L``.
+
+    If :math:`\mathrm{softmax}(QK^\top)` has leakage at most :math:`\varepsilon_2` on a permutation pattern
+    :math:`\pi` (:func:`element_ratio_error`) and :math:`\max_i\|q_i\|\,\max_j\|k_j\| \le R`, then for every
+    :math:`a \ne b`, with :math:`i = \pi^{-1}(a)`: :math:`\langle q_i, k_a - k_b\rangle \ge \log(1/\varepsilon_2)`,
+    so the :math:`L` keys are :math:`\delta`-separated, :math:`\delta = \log(1/\varepsilon_2)/R_q`, inside a ball of
+    radius :math:`R_k`; disjoint balls of radius :math:`\delta/2` give :math:`L \le (1 + 2R/\log(1/\varepsilon_2))^d`:
+
+    .. math::
+
+        d \;\ge\; \frac{\log L}{\log\big(1 + 2R/\log(1/\varepsilon_2)\big)} .
+
+    With inputs of bounded norm (:math:`R` independent of :math:`L`) this is :math:`d = \Omega(\log L)`: the
+    :math:`O(\log L)` of claim SP-approx is then tight. (Any fixed :math:`W_Q, W_K` fold into :math:`q, k`.)
+
+    Parameters
+    ----------
+    L : int >= 1
+    R : float > 0
+        Bound on :math:`\max_i\|q_i\|\cdot\max_j\|k_j\|`.
+    eps2 : float in (0, 1)
+
+    Returns
+    -------
+    int
+        The smallest integer :math:`d` the inequality allows (1 for :math:`L = 1`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For arguments out of range or of the wrong type.
+
+    Examples
+    --------
+    >>> from attnlab import packing_dimension_bound
+    >>> packing_dimension_bound(2**20, 10.0, 0.5)
+    5
+    """
+    L = positive_int(L, "L")
+    if isinstance(R, bool) or not isinstance(R, numbers.Real) or not 0 < float(R) < math.inf:
+        raise ValueError(f"R must be a finite real number > 0, got {R!r}")
+    _, eps2 = _eps(1.0, eps2)
+    if L == 1:
+        return 1
+    return max(1, math.ceil(math.log(L) / math.log1p(2 * float(R) / math.log(1 / eps2)) - 1e-12))
+
+
+# ---------------------------------------------------------------------------------------------------- counting
+class OperationCount(NamedTuple):
+    r"""Arithmetic operations of one run of the construction (:func:`construction_operation_count`).
+
+    Attributes
+    ----------
+    prepare : int
+        Validation, support and log-transform: a constant number of operations per stored entry of ``A``.
+    factor : int
+        The factorisation: the sparse LU's :math:`\sum_j (l_j + 2 l_j u_j)` (:math:`l_j, u_j` the off-diagonal
+        counts of column :math:`j` of its L factor and row :math:`j` of its U factor, the multiply–adds of the
+        elimination it performed), or :math:`22L^3` for the dense SVD (Golub and Van Loan's count) if the LU does
+        not certify full rank.
+    per_draw : int
+        One draw: the projection :math:`G` (:math:`Ld` normals), :math:`X^{(1)} = BG` (:math:`2\,\mathrm{nnz}(B)d`),
+        the logits (:math:`2Nd`, :math:`N = L^2`, or :math:`L(L+1)/2` causal), the masked row maxima (:math:`N`)
+        and the errors on the support (:math:`4\,\mathrm{nnz}(B)`).
+    draws : int
+    total : int
+        ``prepare + factor + draws * per_draw``.
+
+    Examples
+    --------
+    >>> from attnlab import OperationCount
+    >>> OperationCount(1, 2, 3, 4, 15).total
+    15
+    """
+
+    prepare: int
+    factor: int
+    per_draw: int
+    draws: int
+    total: int
+
+
+def construction_operation_count(A, d, draws, *, eps1=1.0, eps2=0.5, causal=False):
+    r"""Count the arithmetic operations of :func:`construct_sparse_attention` on ``A`` at dimension ``d``.
+
+    The count is exact for the operations listed in :class:`OperationCount` (the LU's elimination counted from the
+    factors it actually produced); it does not depend on the machine or its load, which is how a claim about cost
+    (claim SP-robust, "polynomial time") is decided: with :math:`d \ge` :func:`sparse_dimension_bound` one draw
+    succeeds with probability at least 1/2 (expected draws at most 2), so the total is the factorisation plus
+    :math:`O(L^2 d)` per draw.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse array, shape (L, L)
+    d : int >= 1
+    draws : int >= 1
+        Number of projections drawn (as :attr:`SparseAttention.resamples` reports).
+    eps1, eps2 : float
+        The precision (they change :math:`B`, not the count's structure).
+    causal : bool
+
+    Returns
+    -------
+    OperationCount
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import construction_operation_count
+    >>> c = construction_operation_count(np.eye(4), 2, 1)
+    >>> c.factor, c.per_draw                       # a diagonal B: no elimination
+    (4, 120)
+    """
+    d, draws = positive_int(d, "d"), positive_int(draws, "draws")
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, None, None, causal, "auto")
+    L, nnz = prep.L, int(prep.B.nnz)
+    prepare = 8 * nnz + 2 * L
+    if prep.V is None:
+        from scipy.sparse.linalg import splu  # noqa: PLC0415
+
+        lu = splu(prep.B.tocsc())
+        l_cnt = np.diff(lu.L.tocsc().indptr) - 1          # off-diagonal entries per column (unit diagonal stored)
+        u_cnt = np.diff(lu.U.tocsr().indptr) - 1          # off-diagonal entries per row
+        factor = int((l_cnt + 2 * l_cnt * u_cnt).sum()) + L
+    else:
+        factor = 22 * L**3
+    N = L * (L + 1) // 2 if prep.causal else L * L
+    per_draw = L * d + 2 * nnz * d + 2 * N * d + N + 4 * nnz
+    return OperationCount(prepare, factor, per_draw, draws, prepare + factor + draws * per_draw)

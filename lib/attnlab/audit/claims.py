@@ -307,7 +307,8 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_kdk"),
     Claim("SP-causal", S002, "l. 7, 30, 34",
           "The approximation theorem extends to causal (lower-triangular) patterns with the same logarithmic "
-          "dependence on L."),
+          "dependence on L.",
+          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_causal"),
     Claim("AT-cancel", S003, "l. 170; 67",
           "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
           "moments Σ k^b v in floating point): stable bases and precision management are needed.",
