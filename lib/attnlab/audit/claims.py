@@ -310,10 +310,12 @@ CLAIMS: tuple[Claim, ...] = (
           "dimensions 64 or 128."),
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
-          "constant error needs n^{2−δ} time under SETH."),
+          "constant error needs n^{2−δ} time under SETH.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_seth"),
     Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
           "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
-          "needs T_MUL(n, d, n)^{1−o(1)} time."),
+          "needs T_MUL(n, d, n)^{1−o(1)} time.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ovh"),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace."),
