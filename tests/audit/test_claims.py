@@ -53,6 +53,7 @@ EXPECTED = {
     "LR-example": "corrected",
     "LR-linformer": "refuted",
     "LR-cost": "corrected",
+    "LR-unbiased": "corrected",
     "PDA-def": "corrected",
     "PDA-amplify": "refuted",
     "LR-sparse": "refuted",

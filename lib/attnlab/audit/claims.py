@@ -295,7 +295,8 @@ CLAIMS: tuple[Claim, ...] = (
           "The softmax kernel's (Mercer) eigenvalues decay fast, which is the low-rankness of attention matrices."),
     Claim("LR-unbiased", S001, "l. 291, comparison table",
           "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
-          "unbiased, or only the kernel?"),
+          "unbiased, or only the kernel?",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_unbiased"),
     Claim("LR-kdk", S001, "l. 171, 177",
           "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
           "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3."),
