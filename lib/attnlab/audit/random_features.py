@@ -1019,7 +1019,7 @@ def check_lr_unbiased(scale=None, seed: int = 0, data=None) -> Verdict:
 # --------------------------------------------------------------------------- LR-cost, by exact counts
 def cost_counts():
     """Exact multiply–add, exponential and memory counts (floats held besides Q, K, V and the output) of each
-    method, as SymPy polynomials in n, d (= d_k), d_v, m, k, from the products the algorithms perform:
+    method, as SymPy polynomials in the length L (written n below), d (= d_k), d_v, m, k, from the products the algorithms perform:
 
     - exact (dense): QKᵀ n²d, softmax n² exps, AV n²d_v; memory the n×n matrix;
     - Performer (FAVOR+, non-causal): ωᵀq and ωᵀk 2nmd, 2nm exps, φ(K)ᵀV nmd_v, φ(K)ᵀ1 nm, φ(Q)(φ(K)ᵀV) nmd_v,
@@ -1027,7 +1027,7 @@ def cost_counts():
     - Linformer: EK knd, FV knd_v, Q(EK)ᵀ nkd, nk exps, Ã(FV) nkd_v; memory E, F (2kn), EK, FV (k(d + d_v)) and
       the n×k scores.
     """
-    n, d, dv, m, k = sp.symbols("n d d_v m k", positive=True, integer=True)
+    n, d, dv, m, k = sp.symbols("L d d_v m k", positive=True, integer=True)   # L: the sequence length
     return dict(
         symbols=(n, d, dv, m, k),
         exact=dict(mac=n**2 * d + n**2 * dv, exp=n**2, mem=n**2),
@@ -1112,10 +1112,10 @@ def check_lr_cost(scale=None, seed: int = 0, data=None) -> Verdict:
     linear = all(v == "verified" for kp, v in parts.items() if not kp.endswith("faster"))
     summary = (f"{'Linear' if linear else 'Not linear'} in L by exact counts, and {lead}. The crossovers are about "
                f"2m and 2k (d = d_v). Counts (multiply–adds plus exponentials): exact "
-               f"{ev['exact']['total']}, Performer {pe['total']} (over n·m·d → {pe['time_ratio_limit']:.0f} as the "
-               f"sizes grow), Linformer {li['total']} (over n·k·d_k → {li['time_ratio_limit']:.0f}, its projections "
+               f"{ev['exact']['total']}, Performer {pe['total']} (over L·m·d → {pe['time_ratio_limit']:.0f} as the "
+               f"sizes grow), Linformer {li['total']} (over L·k·d_k → {li['time_ratio_limit']:.0f}, its projections "
                f"EK and FV included, which the seed's table leaves out); memory besides inputs and output: "
-               f"Performer {pe['memory']}, the seed's O(nm + m·d_k); Linformer {li['memory']}, exact {ev['exact']['memory']}.")
+               f"Performer {pe['memory']}, the seed's O(Lm + m·d_k); Linformer {li['memory']}, exact {ev['exact']['memory']}.")
     return Verdict("LR-cost", verdict, summary,
                    numbers=dict(parts=parts, counts={k_: v for k_, v in ev.items()}),
                    thresholds=dict(time="degree 1 in n, leading coefficient within a constant of k·d_k and m·d",
