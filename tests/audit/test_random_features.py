@@ -2,6 +2,7 @@
 import copy
 import math
 
+import numpy as np
 import pytest
 
 from attnlab.audit import random_features as rf
@@ -16,7 +17,9 @@ def _krow(kind, r, cos, m, mean=1.0, se=0.01, var=1.0, vse=0.01, var_theory=1.0,
                 var_theory_iid=var_theory)
 
 
-def _favor(printed=False, unit_mean=0.5, iid_mean=1.0, orth_var=0.5, var_theory=1.0):
+def _favor(printed=False, unit_mean=0.5, iid_mean=1.0, orth_var=0.5, var_theory=1.0, exact_ratio=None):
+    """Planted evidence; the exact orthogonal/iid variance ratio defaults to the sampled one (``orth_var``)."""
+    ratio = orth_var if exact_ratio is None else exact_ratio
     krows = []
     for m in (4, 8, 32):
         krows += [_krow("iid", 1.0, 0.5, m, mean=iid_mean, var_theory=var_theory),
@@ -25,7 +28,9 @@ def _favor(printed=False, unit_mean=0.5, iid_mean=1.0, orth_var=0.5, var_theory=
                   _krow("orth-unit", 1.0, 0.5, m, mean=unit_mean),
                   _krow("iid", 2.0, 0.5, m, mean=5.0, s2=12.0)]       # beyond MEAN_S2: reported, never decides
     orows = [dict(d=16, tau=1.0, m=32, m_over_d=2.0, orthogonal=True, err=1.3, err_max=1.5, mean_v=0.8)]
-    return dict(IDS, printed_227=printed), krows, orows
+    exact = {(r, 0.5, m): dict(s2=1.0, iid=1.0, orth=ratio, pair_cov=-0.1, pairs=m) for m in (4, 8, 32)
+             for r in (1.0, 2.0)}
+    return dict(IDS, printed_227=printed), krows, orows, exact
 
 
 @pytest.mark.parametrize("planted,expected", [
@@ -34,7 +39,8 @@ def _favor(printed=False, unit_mean=0.5, iid_mean=1.0, orth_var=0.5, var_theory=
     (_favor(orth_var=1.5), "refuted"),                              # orthogonal features raise the variance
     (_favor(var_theory=2.0), "refuted"),                            # the variance formula fails
     (_favor(printed=True, unit_mean=1.0), "verified"),              # everything as printed holds
-    (_favor(printed=True, unit_mean=1.0, orth_var=1.0), "unverifiable-here"),   # no variance separation
+    (_favor(printed=True, unit_mean=1.0, orth_var=1.0), "refuted"),  # exact variances equal: not lower
+    (_favor(exact_ratio=0.9), "refuted"),                           # the exact orthogonal variance misses the sampler
 ])
 def test_check_lr_favor_planted(planted, expected):
     v = rf.check_lr_favor("smoke", data=planted)
@@ -106,26 +112,40 @@ def _cost(perf_exp=1.0, perf_scale=1e-5, mem_exp=1.0, exact_scale=1e-8):
     return rows
 
 
-@pytest.mark.parametrize("planted,expected", [
-    (_cost(), "corrected"),                                   # slower at n = 256, faster from ~1000 on
-    (_cost(perf_scale=1e-9), "verified"),                     # faster at every n
-    (_cost(perf_exp=1.6, perf_scale=1e-9), "refuted"),        # not linear
-    (_cost(perf_scale=1e-2), "refuted"),                      # never faster, fits cross beyond 1e6
-    (_cost(perf_scale=1e-9, mem_exp=0.5), "verified"),        # less memory than the bound: consistent with it
-    (_cost(perf_scale=1e-9, mem_exp=1.5), "refuted"),         # memory above O(n)
+def _counts(crossover=None, time_degree=1, mem_degree=1, lin_crossover=None):
+    ev = copy.deepcopy(_COUNTS)
+    if crossover is not None:
+        ev["performer"]["crossover"] = crossover
+    if lin_crossover is not None:
+        ev["linformer"]["crossover"] = lin_crossover
+    ev["performer"]["time_degree"] = time_degree
+    ev["performer"]["mem_degree"] = mem_degree
+    return ev
+
+
+_COUNTS = rf._counts_evidence(64, 256, 256)
+
+
+@pytest.mark.parametrize("kw, expected", [
+    (dict(), "corrected"),                                        # faster only beyond n* ≈ 2m
+    (dict(crossover=0.5, lin_crossover=0.5), "verified"),         # faster at every length
+    (dict(crossover=math.inf), "refuted"),                        # never faster
+    (dict(time_degree=2), "refuted"),                             # not linear in n
+    (dict(mem_degree=2), "refuted"),                              # memory not O(nm + m·d_k)
+    (dict(crossover=0.5, lin_crossover=math.inf), "refuted"),     # the worst part decides
 ])
-def test_check_lr_cost_planted(planted, expected):
-    v = rf.check_lr_cost("smoke", data=planted)
+def test_check_lr_cost_planted(kw, expected):
+    v = rf.check_lr_cost("smoke", data=_counts(**kw))
     assert v.verdict == expected, (v.summary, v.numbers["parts"])
 
 
-def test_cost_verdict_is_robust_to_one_noisy_timing():
-    rows = _cost()
-    noisy = copy.deepcopy(rows)
-    for x in noisy:
-        if x["method"] == "performer" and x["n"] == 2048:
-            x["seconds"] *= 1.2   # a 20% outlier (shared machine) within the tie band
-    assert rf.check_lr_cost("smoke", data=noisy).verdict == rf.check_lr_cost("smoke", data=rows).verdict
+def test_cost_counts_are_the_seed_forms():
+    ev = _COUNTS
+    assert ev["performer"]["time_degree"] == ev["linformer"]["time_degree"] == 1
+    assert ev["performer"]["time_ratio_limit"] == 4 and ev["linformer"]["time_ratio_limit"] == 4
+    # the crossover is 2m(d + d_v + 2)/(d + d_v + 1) and k(2d + 2d_v + 1)/(d + d_v + 1)
+    assert ev["performer"]["crossover"] == pytest.approx(2 * 256 * 130 / 129)
+    assert ev["linformer"]["crossover"] == pytest.approx(256 * 257 / 129)
 
 
 # --------------------------------------------------------------------------- planted branches not covered above
@@ -133,39 +153,46 @@ def test_cost_verdict_is_robust_to_one_noisy_timing():
                                     dict(printed_227=False, step4=False)])
 def test_check_lr_favor_refuted_when_the_derivation_fails(broken):
     """Parts (1)–(2): a failed SymPy step of the derivation (or a printed display that no step repairs) refutes."""
-    ids, krows, orows = _favor(printed=True, unit_mean=1.0)
-    v = rf.check_lr_favor("smoke", data=({**ids, **broken}, krows, orows))
+    ids, krows, orows, exact = _favor(printed=True, unit_mean=1.0)
+    v = rf.check_lr_favor("smoke", data=({**ids, **broken}, krows, orows, exact))
     assert v.verdict == "refuted", v.numbers["parts"]
 
 
-def test_check_lr_cost_corrected_by_the_fitted_crossing_alone():
-    """Slower at every measured n, but the fitted power laws cross below 10⁶ (here at n ≈ 10⁵): corrected."""
-    v = rf.check_lr_cost("smoke", data=_cost(perf_scale=1e-3))
-    cr = v.numbers["crossover"]["performer"]
-    assert cr["faster_from"] is None and cr["fit_crossing"] <= rf.N_CAP
-    assert v.verdict == "corrected", v.numbers["parts"]
+# --------------------------------------------------------------------------- LR-unbiased
+def _unbiased_data(kernel_off=0.0, bias=0.01):
+    n, d = 4, 2
+    rows = [dict(m=m, R=1000, kernel_mean=(np.ones((n, n)) + kernel_off).tolist(),
+                 kernel_se=np.full((n, n), 0.001).tolist(), out_bias=np.full((n, d), bias / m).tolist(),
+                 out_se=np.full((n, d), 1e-4).tolist(), O_norm=1.0, O_scale=1.0) for m in (8, 32)]
+    return dict(n=n, d=d, rows=rows)
 
 
-def test_check_lr_cost_refuted_by_one_method_alone():
-    """The worst part decides: a linear Linformer that is slower at every n and whose fit crosses exact attention's
-    only at n ≈ 10⁷ (> N_CAP) refutes the claim, while every other part holds."""
-    rows = _cost(perf_scale=1e-9)
-    for x in rows:
-        if x["method"] == "linformer":
-            x["seconds"] = x["runs"][0] = 0.1 * x["n"]
-    v = rf.check_lr_cost("smoke", data=rows)
-    parts = v.numbers["parts"]
-    assert parts["linformer faster"] == "refuted" and parts["linformer time O(n)"] == "verified", parts
-    assert [k for k, x in parts.items() if x != "verified"] == ["linformer faster"]
-    assert v.verdict == "refuted"
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "corrected"),                   # kernel unbiased, output biased: a ratio estimator
+    (dict(bias=0.0), "verified"),            # an output without bias
+    (dict(kernel_off=0.01), "refuted"),      # the kernel itself biased
+])
+def test_check_lr_unbiased_on_planted_evidence(kw, verdict):
+    v = rf.check_lr_unbiased("smoke", data=_unbiased_data(**kw))
+    assert v.verdict == verdict, v.summary
+
+
+def test_unbiased_experiment_at_smoke_scale():
+    from attnlab.audit.scale import preset
+    P = preset(rf.PRESETS, "smoke")
+    out = rf.unbiased_experiment(P, 0)
+    assert [r["m"] for r in out["rows"]] == list(P["u_m"])
+    assert rf.check_lr_unbiased("smoke", data=out).verdict == "corrected"
 
 
 # --------------------------------------------------------------------------- presentation (issue 18)
 _PLANTED = [("check_lr_favor", _favor()), ("check_lr_favor", _favor(printed=True, unit_mean=1.0)),
             ("check_lr_example", _example()), ("check_lr_example", _example(typical=0.15)),
             ("check_lr_linformer", _linformer(1.4, -1.0)), ("check_lr_linformer", _linformer(0.05, -0.5)),
-            ("check_lr_cost", _cost()), ("check_lr_cost", _cost(perf_scale=1e-9)),
-            ("check_lr_cost", _cost(perf_exp=1.6, perf_scale=1e-9)), ("check_lr_cost", _cost(perf_scale=1e-2))]
+            ("check_lr_cost", _counts()), ("check_lr_cost", _counts(crossover=0.5, lin_crossover=0.5)),
+            ("check_lr_cost", _counts(time_degree=2)), ("check_lr_cost", _counts(crossover=math.inf)),
+            ("check_lr_unbiased", _unbiased_data()), ("check_lr_unbiased", _unbiased_data(bias=0.0)),
+            ("check_lr_unbiased", _unbiased_data(kernel_off=0.01))]
 
 
 @pytest.mark.parametrize("check,planted", _PLANTED)
@@ -218,7 +245,7 @@ def test_figures_are_readable():
     """Issue 18: widths of 3.4 in per panel, mathtext labels, no minor tick labels or zeros on log axes."""
     import numpy as np
 
-    ids, krows, orows = _favor()
+    ids, krows, orows, _ = _favor()
     orows = [dict(d=d, tau=t, m=int(r * d), m_over_d=r, orthogonal=o, err=1.2 / r ** 0.1, err_max=1.5, mean_v=0.8)
              for d in (16, 64) for t in (0.5, 1.0) for r in (0.5, 2, 8) for o in (True, False)]
     ex = _example()
@@ -228,3 +255,20 @@ def test_figures_are_readable():
     for fig, _ in (rf.plot_kernel(krows), rf.plot_output(orows), rf.plot_example(ex),
                    rf.plot_linformer(_linformer(1.4, -1.0)), rf.plot_cost(_cost())):
         _assert_readable(fig)
+
+
+
+
+def test_exact_orthogonal_variance_against_sampling():
+    """The quadrature of the orthogonal-χ pair moment against 200,000 sampled pairs, and the limits it must meet."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    d, N, s_ = 8, 200000, 1.0
+    W = rf.draw_omega(2, d, rng, size=N)               # (N, 2, d): two rows of one orthogonal-χ block
+    x = np.exp(s_ * W[:, :, 0].sum(1))                 # |x| = s along the first axis
+    assert abs(x.mean() - rf.orth_pair_moment(s_, d)) < 4 * x.std() / math.sqrt(N)
+    assert rf.chi_mgf(0.0, d) == pytest.approx(1.0)
+    v = rf.exact_relative_variances(1.0, 1, d)
+    assert v["orth"] == pytest.approx(v["iid"]) and v["pairs"] == 0
+    v = rf.exact_relative_variances(1.0, 4, d)
+    assert v["orth"] < v["iid"] == pytest.approx(math.expm1(1.0) / 4)

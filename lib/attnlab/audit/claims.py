@@ -300,7 +300,8 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_mercer"),
     Claim("LR-unbiased", S001, "l. 291, comparison table",
           "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
-          "unbiased, or only the kernel?"),
+          "unbiased, or only the kernel?",
+          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_unbiased"),
     Claim("LR-kdk", S001, "l. 171, 177",
           "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
           "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3.",
@@ -319,10 +320,12 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_bigd"),
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
-          "constant error needs n^{2−δ} time under SETH."),
+          "constant error needs n^{2−δ} time under SETH.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_seth"),
     Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
           "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
-          "needs T_MUL(n, d, n)^{1−o(1)} time."),
+          "needs T_MUL(n, d, n)^{1−o(1)} time.",
+          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ovh"),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",
