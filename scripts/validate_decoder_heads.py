@@ -10,7 +10,8 @@ needs; run it in a separate environment, from the repository root:
 transformers reads the GGUF file itself (``from_pretrained(..., gguf_file=...)``: its own dequantization and its own
 undoing of the Q/K row permutation) and its tokenizer from the same file. Its GGUF model computes in float32; for a
 float64 reference the script copies that model's dequantized weights into a float64 LlamaForCausalLM of the same
-config. For every shipped text and n it records: whether the token ids agree with transformers' tokenizer, max
+config, with its rotary angles, RMSNorm and attention softmax computed in float64 (transformers computes these in
+float32 whatever the model's dtype). For every shipped text and n it records: whether the token ids agree with transformers' tokenizer, max
 |P_numpy − P_torch| over all 30 × 9 heads with eager attention in float64 and float32, max |Δ logits| of the next
 token after the last, and the perplexity of the text under both.
 """
@@ -41,6 +42,24 @@ def validate(out: Path) -> dict:
                                                dtype=torch.float32).eval()
     m64 = LlamaForCausalLM(m32.config).to(torch.float64).eval()
     m64.config._attn_implementation = "eager"
+    base, d = float(m32.config.rope_theta if hasattr(m32.config, "rope_theta") else config.rope_base), config.head_dim
+
+    def rope64(x, position_ids):  # transformers computes RoPE's angles in float32 whatever the model's dtype
+        inv = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+        freqs = position_ids[..., None].to(torch.float64) * inv
+        emb = torch.cat([freqs, freqs], dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+    m64.model.rotary_emb.forward = rope64
+    import transformers.models.llama.modeling_llama as ml
+
+    def rms64(self, x):  # LlamaRMSNorm computes in float32 whatever the model's dtype
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
+
+    softmax32, rms_orig = ml.nn.functional.softmax, ml.LlamaRMSNorm.forward
+
+    def softmax_in_dtype(x, dim=None, dtype=None, **kw):  # eager attention's softmax is in float32 too
+        return softmax32(x, dim=dim, dtype=x.dtype if x.dtype == torch.float64 else dtype, **kw)
     missing = m64.load_state_dict({k: v.to(torch.float64) for k, v in m32.state_dict().items()}, strict=False)
     rows = []
     for t in texts:
@@ -50,8 +69,14 @@ def validate(out: Path) -> dict:
             ids = llama_tokenize(t["text"], n, tok)
             for dtype, model in ((np.float64, m64), (np.float32, m32)):
                 ours = llama_heads(weights, config, ids, dtype=dtype)
-                with torch.no_grad():
-                    res = model(input_ids=torch.tensor(ids[None]), output_attentions=True)
+                patched = model is m64
+                if patched:
+                    ml.LlamaRMSNorm.forward, ml.nn.functional.softmax = rms64, softmax_in_dtype
+                try:
+                    with torch.no_grad():
+                        res = model(input_ids=torch.tensor(ids[None]), output_attentions=True)
+                finally:
+                    ml.LlamaRMSNorm.forward, ml.nn.functional.softmax = rms_orig, softmax32
                 P = np.stack([a[0].double().numpy() for a in res.attentions])
                 logp = torch.log_softmax(res.logits[0].double(), -1).numpy()[np.arange(n - 1), ids[1:]]
                 rows.append(dict(dtype=np.dtype(dtype).name, text=t["id"], n=n, same_tokens=bool(same_tokens),
