@@ -269,6 +269,20 @@ def test_check_pda_global_reaches_every_verdict():
     assert v.verdict == "corrected" and v.numbers["search"]["smallest"]["L"] == 1
 
 
+def test_pda_ml_attribution_is_exact_and_reaches_every_verdict():
+    import sympy as sp
+
+    r = audit.ml_attribution()
+    L, d, eta, delta = r["symbols"]
+    assert sp.simplify(r["e_L"] - (1 + 2 / sp.log(2 * L**2 / delta))) == 0
+    assert (r["lim_e_L"], r["share_sqrt_d"], r["share_sqrt_L"], r["e_d"], r["cross"]) == (1, 0, 1, 1, 0)
+    assert audit.check_pda_ml("smoke").verdict == "corrected"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=1, share_sqrt_L=0)).verdict == "verified"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=sp.Rational(1, 2), share_sqrt_d=0, share_sqrt_L=0)
+                              ).verdict == "refuted"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=2, share_sqrt_d=2, share_sqrt_L=0)).verdict == "refuted"
+
+
 def _alg_rows(slope_printed, slope_unbiased=1.0, err_falls=True):
     ms = (64, 256, 1024)
     return [dict(m=m, slope_printed=slope_printed(m), slope_unbiased=slope_unbiased, err_printed=0.5,
@@ -301,6 +315,9 @@ def _planted_verdicts():
     for rows in (_alg_rows(derived), _alg_rows(lambda m: 1.0), _alg_rows(derived, slope_unbiased=0.5),
                  _alg_rows(lambda m: 3.0)):
         yield audit.check_pda_alg("smoke", data=rows)
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=0, share_sqrt_L=1, e_d=1, cross=0))
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=1, share_sqrt_L=0, e_d=1, cross=0))
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=0, share_sqrt_d=0, share_sqrt_L=0, e_d=1, cross=0))
     yield audit.check_pda_def("smoke", data=_def_data(("1", "1/m", "1"), GOOD, BIASED, GOOD))
     yield audit.check_pda_def("smoke", data=_def_data(("1", "1", "1/m"), GOOD, GOOD, BIASED, rel_diff=0.0))
 

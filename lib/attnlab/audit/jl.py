@@ -1,4 +1,4 @@
-r"""Chapter 01 (``notebooks/01-jl.ipynb``): the evidence for claims PDA-jl, PDA-row, PDA-global, PDA-alg and PDA-def.
+r"""Chapter 01 (``notebooks/01-jl.ipynb``): the evidence for claims PDA-jl, PDA-row, PDA-global, PDA-mL, PDA-alg and PDA-def.
 
 The sizes per scale (:data:`PRESETS`), the sweeps and experiments the chapter runs (memoized on disk), the
 ``check_*`` functions that turn them into verdicts, and the chapter's figures. The mathematics they rest on
@@ -45,6 +45,10 @@ __all__ = [
     "global_mc",
     "quantifier_experiment",
     "quantifier_verdict",
+    "ML_RULE",
+    "ml_attribution",
+    "ml_verdict",
+    "check_pda_ml",
     "check_pda_jl",
     "check_pda_row",
     "check_pda_global",
@@ -943,6 +947,92 @@ def check_pda_def(scale=None, seed: int = 0, data=None) -> Verdict:
                      mc_misses_symbolic_at_m=misses, row_l1_first=[r["err_first"] for r in rows],
                      row_l1_second=[r["err_second"] for r in rows]),
         thresholds=DEF_RULE, scale=p["scale"])
+
+
+# --------------------------------------------------------------------------- PDA-mL: where the factor L comes from
+#: The rule of PDA-mL, fixed before the run (exact algebra; :func:`ml_verdict`).
+ML_RULE = dict(
+    elasticity="e_L = ∂log m/∂log L of m = (8d/ε²)·log(2L²/δ) with ε = η/(4√L) (seed 000, l. 147–149), in SymPy; "
+               "the share of a factor is the limit as L → ∞ of e_L minus e_L with that factor removed (the √d: "
+               "ε₀ = ε, i.e. d → 1; the √L: ε = η/4)",
+    verified="m grows linearly (lim e_L = 1) and the √d factor's share is the whole of it",
+    corrected="m grows linearly but the √d factor's share is less than all of it (the summary names the factor "
+              "whose share is 1)",
+    refuted="m does not grow linearly in L (lim e_L ≠ 1): nothing forces m = O(L)",
+)
+
+
+def ml_attribution():
+    r"""PDA-mL in SymPy: m(L, d) of seed 000 (l. 149), its elasticities in L and d, and each factor's share.
+
+    Returns a dict of SymPy expressions and numbers: ``m`` (with ε = η/(4√L) substituted; checked equal to the
+    printed :math:`(128dL/\eta^2)\log(2L^2/\delta)`), ``e_L`` and ``e_d`` (:math:`\partial\log m/\partial\log L`,
+    :math:`\partial\log m/\partial\log d`), ``cross`` (:math:`\partial e_L/\partial\log d`), ``lim_e_L``, and the
+    shares ``share_sqrt_d`` and ``share_sqrt_L`` of :data:`ML_RULE`.
+
+    Examples
+    --------
+    >>> r = ml_attribution()
+    >>> r["lim_e_L"], r["share_sqrt_d"], r["share_sqrt_L"], r["e_d"], r["cross"]
+    (1, 0, 1, 1, 0)
+    """
+    import sympy as sp  # noqa: PLC0415
+
+    L, d, eta, delta, eps = sp.symbols("L d eta delta epsilon", positive=True)
+    m_of_eps = 8 * d / eps**2 * sp.log(2 * L**2 / delta)
+    m = m_of_eps.subs(eps, eta / (4 * sp.sqrt(L)))
+    assert sp.simplify(m - 128 * d * L / eta**2 * sp.log(2 * L**2 / delta)) == 0  # the printed l. 149
+
+    def e_L(expr):
+        return sp.simplify(L * sp.diff(sp.log(expr), L))
+
+    eL, ed = e_L(m), sp.simplify(d * sp.diff(sp.log(m), d))
+    no_sqrt_d = m.subs(d, 1)                    # ε₀ = ε: the projection bound without its √d
+    no_sqrt_L = m_of_eps.subs(eps, eta / 4)     # ε not shrunk by the √L of the Frobenius sum
+    share_d = sp.limit(eL - e_L(no_sqrt_d), L, sp.oo)
+    share_L = sp.limit(eL - e_L(no_sqrt_L), L, sp.oo)
+    return dict(m=m, e_L=eL, e_d=ed, cross=sp.simplify(d * sp.diff(eL, d)), lim_e_L=sp.limit(eL, L, sp.oo),
+                share_sqrt_d=share_d, share_sqrt_L=share_L, symbols=(L, d, eta, delta))
+
+
+def _pretty(expr) -> str:
+    """A SymPy string for a reader: ``1 + 2/log(2*L**2/delta)`` → ``1 + 2/log(2L²/δ)``."""
+    return str(expr).replace("**2", "²").replace("*", "").replace("delta", "δ").replace("eta", "η")
+
+
+def ml_verdict(lim_e_L, share_sqrt_d):
+    """The verdict of :data:`ML_RULE` from the limit elasticity and the √d factor's share (exact numbers)."""
+    if lim_e_L != 1:
+        return "refuted"
+    return "verified" if share_sqrt_d == lim_e_L else "corrected"
+
+
+def check_pda_ml(scale=None, seed: int = 0, data=None) -> Verdict:
+    """Verdict for PDA-mL by :data:`ML_RULE` (exact algebra, the same at every scale; ``data`` may plant
+    ``dict(lim_e_L=..., share_sqrt_d=..., share_sqrt_L=..., e_d=...)``)."""
+    p = preset(PRESETS, scale)
+    if data is None:
+        r = ml_attribution()
+        data = {k: r[k] for k in ("lim_e_L", "share_sqrt_d", "share_sqrt_L", "e_d", "cross")}
+        data["e_L"] = str(r["e_L"])
+    num = {k: (float(v) if hasattr(v, "is_number") and v.is_number else v) for k, v in data.items()}
+    verdict = ml_verdict(data["lim_e_L"], data["share_sqrt_d"])
+    if verdict == "corrected":
+        head = (f"The √d factor does not force m ∝ L: its share of lim ∂log m/∂log L = {num['lim_e_L']:g} is "
+                f"{num['share_sqrt_d']:g}, that of the √L of the Frobenius sum {num['share_sqrt_L']:g}.")
+    elif verdict == "verified":
+        head = (f"The √d factor forces m = O(L): its share of the growth in L is {num['share_sqrt_d']:g}, the whole "
+                f"of lim ∂log m/∂log L = {num['lim_e_L']:g}.")
+    else:
+        head = (f"Nothing forces m = O(L): m = (8d/ε²)·log(2L²/δ) at ε = η/(4√L) has lim ∂log m/∂log L = "
+                f"{num['lim_e_L']:g}, not 1.")
+    return Verdict(
+        "PDA-mL", verdict,
+        f"{head} In SymPy, m = (128dL/η²)·log(2L²/δ) has ∂log m/∂log d = {num.get('e_d', float('nan')):g} at every L "
+        f"(the √d of ε₀ = ε/√d only multiplies m by d, cross derivative {num.get('cross', float('nan')):g}) and "
+        f"∂log m/∂log L = {_pretty(num.get('e_L', '?'))}: the factor L comes from the √L of ‖A − Ã‖_F ≤ 2ε√L, and with the "
+        f"log it is Θ(L·log L), not O(L). Exact algebra: the verdict is the same at every scale.",
+        numbers=num, thresholds=ML_RULE, scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures
