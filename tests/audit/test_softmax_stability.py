@@ -217,3 +217,21 @@ def test_real_heads_sqrtl_covers_every_head():
     rows = ss.real_heads_sqrtl(0.1, np.random.default_rng(0))
     assert len(rows) == 144 and all(r["n"] == [64, 128, 256] for r in rows)
     assert all(0 < x <= math.sqrt(2) * math.tanh(0.05) / 0.2 for r in rows for x in r["r"])
+
+
+def test_property_sqrtl_worst_case_bound_holds(seed=0):
+    """PDA-sqrtL's worst case: ‖f(x + h) − f(x)‖₂ ≤ √2·tanh(ε/2) for every x and ‖h‖∞ ≤ ε (ties, huge logits, L = 2)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=200, deadline=None, derandomize=True, database=None)
+    @given(L=st.integers(2, 40), eps=st.floats(1e-4, 5.0), scale=st.sampled_from([0.0, 1.0, 30.0]),
+           s=st.integers(0, 2**31 - 1))
+    def prop(L, eps, scale, s):
+        rng = np.random.default_rng([seed, s])
+        x = scale * rng.standard_normal(L)
+        h = eps * rng.choice([-1.0, 1.0], L) * rng.uniform(0.5, 1.0, L)
+        r = ss._l2_change(np.concatenate([x, h])[None, :], eps)[0]
+        assert r <= math.sqrt(2) * math.tanh(eps / 2) / (2 * eps) * (1 + 1e-9) + 1e-15
+
+    prop()
