@@ -16,8 +16,9 @@ CLAIMS_MD = ROOT.parent / "shared" / "claims.md"
 #: The verdicts the chapters report (at every scale): a change here is a change of the book's findings.
 EXPECTED = {
     "PDA-jl": "loose",
-    "PDA-row": "loose",
-    "PDA-global": "loose",
+    "PDA-row": "corrected",     # issue 23: was loose; false for ε/√d above 1.62 (d = L = 1, δ = 10⁻³)
+    "PDA-global": "corrected",  # issue 23: was loose; false for ε/√d above 1.62 (Q = K = √d·I)
+    "PDA-mL": "corrected",      # issue 29: the factor L comes from the √L of the Frobenius sum, not the √d
     "PDA-alg": "corrected",
     "PDA-ey": "verified",   # issue 23: decided on the real heads of chapter 12 (was unverifiable-here, synthetic)
     "PDA-total": "loose",
@@ -35,6 +36,7 @@ EXPECTED = {
     "PDA-rsvd": "corrected",
     "PDA-lip": "loose",
     "PDA-chain": "loose",
+    "PDA-sqrtL": "verified",    # issue 29: √L attained in the worst case; diffuse and real-head rows fall below it
     "AR-tanh": "verified",
     "AT-grad": "corrected",
     "AT-sentinel": "corrected",

@@ -62,7 +62,7 @@ def test_simulated_row_requirement_is_the_smallest_passing_m():
 
 @pytest.mark.parametrize("check, experiment", [
     (audit.check_pda_jl, audit.tail_experiment),
-    (audit.check_pda_row, audit.row_experiment),
+    (audit.check_pda_row, lambda p, s: dict(table=audit.row_experiment(p, s), search=audit.quantifier_experiment(p, s))),
     (audit.check_pda_alg, audit.scaling_experiment),
 ])
 def test_checks_take_the_chapter_data(check, experiment, tmp_path, monkeypatch):
@@ -74,9 +74,84 @@ def test_checks_take_the_chapter_data(check, experiment, tmp_path, monkeypatch):
 def test_check_pda_global_takes_the_pairs_table():
     p = preset(audit.PRESETS, "smoke")
     pairs = audit.dimension_table(p["d"], p["logit_eps"], p["delta"], p["L"], pairs=True)
-    v = audit.check_pda_global("smoke", data=pairs)
-    assert v == audit.check_pda_global("smoke") and v.verdict == "loose"
-    assert v.numbers["stated_certified_everywhere"]
+    v = audit.check_pda_global("smoke", data=dict(table=pairs, search=audit.quantifier_experiment(p, 0)))
+    assert v == audit.check_pda_global("smoke") and v.verdict == "corrected"
+    assert v.numbers["stated_certified_everywhere"] and v.numbers["search"]["qualified_certified"]
+
+
+# --------------------------------------------------------------------------- "for any ε > 0"
+def test_chi2_tail_and_diagonal_failure_are_exact():
+    from scipy import stats
+
+    assert audit.chi2_tail(1, 8.0) == pytest.approx(2 * stats.norm.sf(3.0), rel=1e-12)
+    assert audit.chi2_tail(64, 0.3) == pytest.approx(jl.inner_product_tail(64, 0.3), rel=1e-12)
+    T = audit.chi2_tail(1, 10.5)
+    assert audit.diagonal_failure(1, 10.5, 200) == pytest.approx(1 - (1 - T) ** 200, rel=1e-12)
+    assert 0.1299 < audit.diagonal_failure(1, 10.5, 200) < 0.1301  # issue 23's d = L = 200 instance
+
+
+@pytest.mark.parametrize("m, eps0, L, c", [(1, 9.0, 10, 0.0), (2, 7.0, 100, 0.9), (64, 0.5, 100, 0.3),
+                                           (3, 5.0, 10**6, 0.99)])
+def test_row_family_failure_matches_adaptive_quadrature(m, eps0, L, c):
+    from scipy import integrate, special, stats
+
+    s = math.sqrt(1 - c * c)
+    G = stats.gamma(m / 2, scale=2 / m)
+
+    def f(g):
+        inside = special.ndtr((eps0 - c * (g - 1)) / (s * math.sqrt(g / m))) - special.ndtr(
+            (-eps0 - c * (g - 1)) / (s * math.sqrt(g / m)))
+        return G.pdf(g) * (-math.expm1(L * math.log(inside)) if inside > 0 else 1.0)
+
+    ref = sum(integrate.quad(f, a, b, limit=400, epsrel=1e-10)[0] for a, b in ((0, 1), (1, G.isf(1e-40))))
+    assert audit.row_family_failure(m, eps0, L, c) == pytest.approx(ref, rel=1e-5)
+
+
+def test_row_family_failure_matches_genuine_projections():
+    # d = L + 1: query e_0, keys c e_0 + s e_j; genuine Gaussian P with N(0, 1/m) entries
+    rng = np.random.default_rng(5)
+    m, L, c, eps0, n = 2, 20, 0.5, 3.0, 40_000
+    d = L + 1
+    K = np.zeros((L, d))
+    K[:, 0] = c
+    K[np.arange(L), np.arange(1, d)] = math.sqrt(1 - c * c)
+    P = rng.standard_normal((n, m, d)) / math.sqrt(m)
+    Pq, PK = P[:, :, 0], np.einsum("tmd,ld->tlm", P, K)
+    err = np.abs(np.einsum("tm,tlm->tl", Pq, PK) - c).max(axis=1)
+    k = int((err >= eps0).sum())
+    lo, hi = clopper_pearson(k, n, 0.999)
+    assert lo <= audit.row_family_failure(m, eps0, L, c) <= hi
+
+
+def test_eps0_for_m_is_the_worst_tolerance_of_each_m():
+    for n, delta in ((1, 1e-3), (10**6, 0.1)):
+        for m in (1, 3, 64):
+            e0 = audit.eps0_for_m(m, n, delta)
+            assert jl.m_theorem(1, e0, n, delta) == m and jl.m_theorem(1, e0 * (1 - 1e-9), n, delta) == m + 1
+
+
+def test_breaking_points_and_the_smallest_counterexample():
+    b = audit.breaking_points()
+    assert jl.large_deviation_rate(b["rate"]) == pytest.approx(b["rate"] ** 2 / 8, rel=1e-9)
+    assert jl.large_deviation_rate(b["diagonal"]) == pytest.approx(b["diagonal"] ** 2 / 16, rel=1e-9)
+    # d = L = 1, q = k = 1, eps = 8, delta = 1e-3: the stated m is 1 and P(|N(0,1)^2 - 1| > 8) = P(|Z| > 3) > delta
+    assert jl.m_theorem(1, 8.0, 1, 1e-3) == 1 and audit.chi2_tail(1, 8.0) > 1e-3
+    s = audit.smallest_diagonal_L(0.1)
+    assert s["L"] == 116 and s["fail"] > 0.1 and audit.smallest_diagonal_L(0.1, L_max=115) is None
+
+
+def test_quantifier_search_smoke_finds_the_counterexamples():
+    p = preset(audit.PRESETS, "smoke")
+    x = audit.quantifier_experiment(p, 0)
+    for key in ("row", "glob"):
+        counter = [r for r in x[key] if r["ratio"] > 1]
+        assert counter and all(r["eps0"] > x["breaks"]["rate"] for r in counter)
+        assert all(r["certified"] and r["ratio"] < 1 for r in x[key] if r["eps0"] <= 0.5)
+    assert not [r for r in x["row"] if r["ratio"] > 1 and r["delta"] == 0.1]  # the row holds at delta = 0.1
+    mc = x["mc"]
+    assert mc["one"]["ci"][0] > mc["one"]["delta"] and mc["diag"]["ci"][0] > mc["diag"]["delta"]
+    assert mc["one"]["ci"][0] <= mc["one"]["exact"] <= mc["one"]["ci"][1]
+    assert mc["diag"]["ci"][1] >= mc["diag"]["exact_diagonal"]  # the diagonal is a lower bound
 
 
 def test_presets_cover_every_scale():
@@ -156,24 +231,56 @@ def _dim_rows(certified=True, proof=200, union=100, stated=150):
     return [dict(L=L, stated=stated, proof=proof, union_exact=union, certified=certified) for L in (1000, 10000)]
 
 
+def _search(counter=False, qualified_ok=True):
+    rows = [dict(L=1, delta=1e-3, m=1, eps0=7.8, fail=3e-3 if counter else 5e-4, c=1.0, chernoff=float("nan"),
+                 certified=False),
+            dict(L=1000, delta=0.1, m=5000, eps0=0.3, fail=1e-6, c=0.5, chernoff=0.05 if qualified_ok else 0.5,
+                 certified=qualified_ok)]
+    for r in rows:
+        r["ratio"] = r["fail"] / r["delta"]
+    return dict(row=rows, glob=rows, breaks=dict(rate=1.62, diagonal=5.19))
+
+
+def _row(search, table=None, sims=None):
+    return dict(table=(table or _dim_rows(), sims or {1000: 10}, 5), search=search)
+
+
 def test_check_pda_row_reaches_every_verdict():
-    assert audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 10}, 5)).verdict == "loose"
-    assert audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 120}, 5)).verdict == "verified"
-    assert audit.check_pda_row("smoke", data=(_dim_rows(certified=False), {1000: 120}, 5)).verdict == "corrected"
-    bad = _dim_rows(certified=False, proof=90)
-    assert audit.check_pda_row("smoke", data=(bad, {1000: 120}, 5)).verdict == "refuted"
+    assert audit.check_pda_row("smoke", data=_row(_search(counter=True))).verdict == "corrected"
+    assert audit.check_pda_row("smoke", data=_row(_search(counter=True, qualified_ok=False))).verdict == "refuted"
+    # no counterexample: the size-free limit at the smoke preset's eps0 = 0.0625 is 0.52 < 0.9
+    assert audit.check_pda_row("smoke", data=_row(_search())).verdict == "loose"
+    assert audit.check_pda_row("smoke", data=_row(_search(), _dim_rows(certified=False))).verdict == "corrected"
+    assert audit.check_pda_row("smoke", data=_row(_search(), _dim_rows(certified=False, proof=90))
+                               ).verdict == "refuted"
+    assert audit.quantifier_verdict(_search()["row"], True, 0.95) == "verified"
 
 
-def test_check_pda_global_reaches_every_verdict_size_free():
-    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(), limit_ratio=0.52)).verdict == "loose"
-    # the old rule's failure: a table whose ratio is below 0.5 but whose limit is not must not decide by the grid
-    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(union=60), limit_ratio=0.95)).verdict == "verified"
-    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(certified=False), limit_ratio=0.5)
-                                  ).verdict == "corrected"
-    assert audit.check_pda_global("smoke", data=dict(rows=_dim_rows(certified=False, proof=90), limit_ratio=0.5)
+def test_check_pda_global_reaches_every_verdict():
+    g = lambda search, rows=None: dict(table=rows or _dim_rows(), search=search)  # noqa: E731
+    assert audit.check_pda_global("smoke", data=g(_search(counter=True))).verdict == "corrected"
+    assert audit.check_pda_global("smoke", data=g(_search(counter=True, qualified_ok=False))).verdict == "refuted"
+    assert audit.check_pda_global("smoke", data=g(_search())).verdict == "loose"
+    assert audit.check_pda_global("smoke", data=g(_search(), _dim_rows(certified=False))).verdict == "corrected"
+    assert audit.check_pda_global("smoke", data=g(_search(), _dim_rows(certified=False, proof=90))
                                   ).verdict == "refuted"
     v = audit.check_pda_global("smoke")
     assert v.numbers["limit_union_exact_over_stated"] == pytest.approx(0.5207, abs=1e-3)
+    assert v.verdict == "corrected" and v.numbers["search"]["smallest"]["L"] == 1
+
+
+def test_pda_ml_attribution_is_exact_and_reaches_every_verdict():
+    import sympy as sp
+
+    r = audit.ml_attribution()
+    L, d, eta, delta = r["symbols"]
+    assert sp.simplify(r["e_L"] - (1 + 2 / sp.log(2 * L**2 / delta))) == 0
+    assert (r["lim_e_L"], r["share_sqrt_d"], r["share_sqrt_L"], r["e_d"], r["cross"]) == (1, 0, 1, 1, 0)
+    assert audit.check_pda_ml("smoke").verdict == "corrected"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=1, share_sqrt_L=0)).verdict == "verified"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=sp.Rational(1, 2), share_sqrt_d=0, share_sqrt_L=0)
+                              ).verdict == "refuted"
+    assert audit.check_pda_ml("smoke", data=dict(lim_e_L=2, share_sqrt_d=2, share_sqrt_L=0)).verdict == "refuted"
 
 
 def _alg_rows(slope_printed, slope_unbiased=1.0, err_falls=True):
@@ -199,16 +306,18 @@ def _planted_verdicts():
     yield audit.check_pda_jl("smoke", data=_tail_rows(0.1, chernoff=0.5))
     yield audit.check_pda_jl("smoke", data=_tail_rows(0.8, chernoff=0.9))
     yield audit.check_pda_jl("smoke", data=_tail_rows(0.1, mc_lo=2.0))
-    yield audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 10}, 5))
-    yield audit.check_pda_row("smoke", data=(_dim_rows(), {1000: 120}, 5))
-    yield audit.check_pda_row("smoke", data=(_dim_rows(certified=False), {1000: 120}, 5))
-    yield audit.check_pda_row("smoke", data=(_dim_rows(certified=False, proof=90), {1000: 120}, 5))
-    for rows, limit in ((_dim_rows(), 0.52), (_dim_rows(), 0.95), (_dim_rows(certified=False), 0.5),
-                        (_dim_rows(certified=False, proof=90), 0.5)):
-        yield audit.check_pda_global("smoke", data=dict(rows=rows, limit_ratio=limit))
+    for search in (_search(counter=True), _search(counter=True, qualified_ok=False), _search()):
+        yield audit.check_pda_row("smoke", data=_row(search))
+        yield audit.check_pda_global("smoke", data=dict(table=_dim_rows(), search=search))
+    for rows in (_dim_rows(certified=False), _dim_rows(certified=False, proof=90)):
+        yield audit.check_pda_row("smoke", data=_row(_search(), rows))
+        yield audit.check_pda_global("smoke", data=dict(table=rows, search=_search()))
     for rows in (_alg_rows(derived), _alg_rows(lambda m: 1.0), _alg_rows(derived, slope_unbiased=0.5),
                  _alg_rows(lambda m: 3.0)):
         yield audit.check_pda_alg("smoke", data=rows)
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=0, share_sqrt_L=1, e_d=1, cross=0))
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=1, share_sqrt_d=1, share_sqrt_L=0, e_d=1, cross=0))
+    yield audit.check_pda_ml("smoke", data=dict(lim_e_L=0, share_sqrt_d=0, share_sqrt_L=0, e_d=1, cross=0))
     yield audit.check_pda_def("smoke", data=_def_data(("1", "1/m", "1"), GOOD, BIASED, GOOD))
     yield audit.check_pda_def("smoke", data=_def_data(("1", "1", "1/m"), GOOD, GOOD, BIASED, rel_diff=0.0))
 

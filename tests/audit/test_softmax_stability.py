@@ -178,3 +178,60 @@ def test_chain_and_amplify_figures_keep_to_six_curves_and_mask_zeros():
     for ln in fig.axes[0].get_lines():
         y = np.asarray(ln.get_ydata(), float)
         assert not np.any(y <= 0)  # zeros are masked (NaN), never drawn on the log axis
+
+
+# ---- PDA-sqrtL
+def test_sqrtl_worst_search_reaches_and_never_exceeds_the_exact_worst_case():
+    rows = ss.sqrtl_worst_search([2, 6], 0.1, 8, np.random.default_rng(0))
+    for r in rows:
+        assert r["bound"] == pytest.approx(math.sqrt(2) * math.tanh(0.05) / 0.2)
+        assert (1 - 1e-3) * r["bound"] <= r["sup"] <= r["bound"] * (1 + 1e-9)
+
+
+def _sqrtl_data(worst=1.0, real_slopes=(-0.2, -0.1, -0.15), diffuse_hi=-0.3):
+    b = math.sqrt(2) * math.tanh(0.05) / 0.2
+    real = [dict(text="t", layer=0, head=i, n=[64, 128, 256], r=[0.1, 0.09, 0.08], slope=s)
+            for i, s in enumerate(real_slopes)]
+    chain = [dict(kind=k, perturbation="random", L=L, r_A_fro=v * L ** sl) for k, sl, v in
+             (("random", diffuse_hi - 0.05, 0.1), ("sharp", 0.0, 0.3)) for L in (64, 256, 1024)]
+    chain[3]["r_A_fro"] *= 1.01  # the sharp series is flat, up to noise
+    chain[5]["r_A_fro"] *= 0.99
+    return dict(sqrtl=dict(eps=0.1, worst=[dict(L=2, sup=worst * b, bound=b)], two_key=[dict(L=64, r=b)], real=real),
+                chain=chain)
+
+
+@pytest.mark.parametrize("kw, verdict", [
+    (dict(), "verified"),
+    (dict(real_slopes=(0.1, -0.1, 0.05)), "corrected"),
+    (dict(real_slopes=(0.1, -0.1, 0.05), diffuse_hi=0.2), "refuted"),
+    (dict(worst=0.5), "refuted"),           # the sqrt(L) not attained
+    (dict(worst=1.01), "refuted"),          # a value above the proven worst case
+])
+def test_check_pda_sqrtl_applies_its_stated_rule(kw, verdict):
+    v = ss.check_pda_sqrtl("smoke", data=_sqrtl_data(**kw))
+    assert v.verdict == verdict, v.summary
+    assert not v.headline.endswith("…") and len(v.headline) <= 160, v.headline
+
+
+def test_real_heads_sqrtl_covers_every_head():
+    rows = ss.real_heads_sqrtl(0.1, np.random.default_rng(0))
+    assert len(rows) == 144 and all(r["n"] == [64, 128, 256] for r in rows)
+    assert all(0 < x <= math.sqrt(2) * math.tanh(0.05) / 0.2 for r in rows for x in r["r"])
+
+
+def test_property_sqrtl_worst_case_bound_holds(seed=0):
+    """PDA-sqrtL's worst case: ‖f(x + h) − f(x)‖₂ ≤ √2·tanh(ε/2) for every x and ‖h‖∞ ≤ ε (ties, huge logits, L = 2)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=200, deadline=None, derandomize=True, database=None)
+    @given(L=st.integers(2, 40), eps=st.floats(1e-4, 5.0), scale=st.sampled_from([0.0, 1.0, 30.0]),
+           s=st.integers(0, 2**31 - 1))
+    def prop(L, eps, scale, s):
+        rng = np.random.default_rng([seed, s])
+        x = scale * rng.standard_normal(L)
+        h = eps * rng.choice([-1.0, 1.0], L) * rng.uniform(0.5, 1.0, L)
+        r = ss._l2_change(np.concatenate([x, h])[None, :], eps)[0]
+        assert r <= math.sqrt(2) * math.tanh(eps / 2) / (2 * eps) * (1 + 1e-9) + 1e-15
+
+    prop()

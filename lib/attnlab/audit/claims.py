@@ -285,9 +285,11 @@ CLAIMS: tuple[Claim, ...] = (
           "rule m ∝ L)."),
     Claim("PDA-sqrtL", S000, "l. 192, 308",
           "The √L factor of ‖A − Ã‖_F ≤ 2ε√L holds in the worst case, but for attention rows (row sums 1, most entries "
-          "small) the amplification 'may be far smaller than √L'."),
+          "small) the amplification 'may be far smaller than √L'.",
+          "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_sqrtl"),
     Claim("PDA-mL", S000, "l. 191",
-          "'The √d factor in the projection bound forces m = O(L)' for the total error not to grow with L."),
+          "'The √d factor in the projection bound forces m = O(L)' for the total error not to grow with L.",
+          JL, "attnlab.audit.jl:check_pda_ml"),
     Claim("PDA-memory", S000, "l. 3, 9, 138, 165",
           "Standard attention needs O(L²) memory; PDA's memory is O(Ld + Lm) (abstract), O(Ld + Lm + Lr) (§4.2), "
           "O(Ld) (conclusion)."),
