@@ -827,6 +827,8 @@ def check_pda_lrcost(scale=None, seed: int = 0, data=None) -> Verdict:
 #: The memory formulas of seed 000 as parameter sets (d_v = d): abstract (l. 3), §4.2 (l. 138), conclusion (l. 165).
 MEMORY_FORMULAS = {"abstract O(Ld + Lm)": ("d", "m"), "§4.2 O(Ld + Lm + Lr)": ("d", "m", "r"),
                    "conclusion O(Ld)": ("d",)}
+_FORMULA_NAMES = {"abstract O(Ld + Lm)": "the abstract's O(Ld + Lm)", "§4.2 O(Ld + Lm + Lr)": "§4.2's O(Ld + Lm + Lr)",
+                  "conclusion O(Ld)": "the conclusion's O(Ld)"}
 
 
 def memory_counts(p: dict):
@@ -919,9 +921,9 @@ def check_pda_memory(scale=None, seed: int = 0, data=None) -> Verdict:
         "refuted": f"PDA's byte count is of degree {st['degree']} in L: none of the three formulas holds.",
         "verified": "Each of the draft's memory formulas covers PDA's counted bytes, and exact attention needs L².",
         "corrected": ("Exact attention in row blocks needs only O(Ld + Ld_v) bytes, and " if exact_linear else "")
-                     + (f"{' and '.join(wrong)} drop{'s' if len(wrong) == 1 else ''} the "
-                        f"{', '.join(sorted({x for n in wrong for x in missing[n]}))} term PDA's count needs at the "
-                        f"defaults." if wrong else "the formulas cover PDA's count."),
+                     + (f"{' and '.join(_FORMULA_NAMES[n] for n in wrong)} drop{'s' if len(wrong) == 1 else ''} the "
+                        f"{', '.join('L' + x for x in sorted({x for n in wrong for x in missing[n]}))} term that "
+                        f"PDA's count needs at the defaults." if wrong else "the draft's formulas cover PDA's count."),
     }[verdict]
     return Verdict(
         "PDA-memory", verdict,
