@@ -3,7 +3,7 @@ r"""Projection–Decomposition Attention (PDA, seed 000, Algorithm 2.1) and the 
 :math:`P\in\mathbb R^{d\times m}` with :math:`\mathcal N(0,1/m)` entries, :math:`\tilde S = (QP)(KP)^\top/\sqrt m` as
 printed (or :math:`/\sqrt d`, unbiased), :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`, :math:`\tilde A_r` its
 best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book's audit of the claims
-about it (PDA-total, PDA-time, PDA-space, PDA-param, PDA-headline) is :mod:`attnlab.audit.pda`.
+about it (PDA-total, PDA-time, PDA-space, PDA-param, PDA-headline and others) is :mod:`attnlab.audit.pda`.
 """
 from __future__ import annotations
 

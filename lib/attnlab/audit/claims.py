@@ -220,7 +220,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-cubic", S000, "second half (l. 355, 385)",
           "With m from the parameter rule, O(L²m) becomes O(L³), the same order as standard attention.",
           "notebooks/04-pda", "attnlab.audit.pda:check_pda_cubic"),
-    Claim("PDA-speed", S000, "abstract and conclusion (l. 3, 161, 165)",
+    Claim("PDA-speed", S000, "abstract and conclusion (l. 3, 165)",
           "'Experiments show' PDA markedly reduces the cost of attention and makes million-length sequences feasible "
           "(no experiment is reported).",
           "notebooks/04-pda", "attnlab.audit.pda:check_pda_speed"),
@@ -274,7 +274,8 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_norm"),
     Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
           "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
-          "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r)."),
+          "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r).",
+          "notebooks/04-pda", "attnlab.audit.pda:check_pda_lrcost"),
     Claim("PDA-rsvd", S000, "l. 29, 100, 122; second half l. 314",
           "The error analysis uses the exact Eckart–Young truncation while the cost analysis prices a randomized SVD "
           "(O(L²r·log r + Lr²)): does the randomized output meet the Eckart–Young equality, or what does an exact "
@@ -282,7 +283,8 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/03-spectrum", "attnlab.audit.spectrum:check_pda_rsvd"),
     Claim("PDA-fixed-m", S000, "l. 150, 165, 359, 365, 387",
           "In practice a fixed m (128 or 256), independent of L, gives a good approximation (against the worst-case "
-          "rule m ∝ L)."),
+          "rule m ∝ L).",
+          "notebooks/04-pda", "attnlab.audit.pda:check_pda_fixed_m"),
     Claim("PDA-sqrtL", S000, "l. 192, 308",
           "The √L factor of ‖A − Ã‖_F ≤ 2ε√L holds in the worst case, but for attention rows (row sums 1, most entries "
           "small) the amplification 'may be far smaller than √L'.",
@@ -292,7 +294,8 @@ CLAIMS: tuple[Claim, ...] = (
           JL, "attnlab.audit.jl:check_pda_ml"),
     Claim("PDA-memory", S000, "l. 3, 9, 138, 165",
           "Standard attention needs O(L²) memory; PDA's memory is O(Ld + Lm) (abstract), O(Ld + Lm + Lr) (§4.2), "
-          "O(Ld) (conclusion)."),
+          "O(Ld) (conclusion).",
+          "notebooks/04-pda", "attnlab.audit.pda:check_pda_memory"),
     Claim("LR-onehot", S001, "l. 60",
           "When softmax makes each row close to one-hot, 'the set of one-hot vectors spans a space of very low "
           "dimension' (the mechanism offered for low rank).",
