@@ -640,7 +640,7 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
 # --------------------------------------------------------------------------- LR-wide: the demo with d_k >= n
 def wide_table(rows):
     """Per n of the demo grid: median k90/n for d ≥ n ('wide'), for d ≤ n/8 ('narrow', d ≪ n), for a flat
-    spectrum (⌈0.9n⌉/n), and the position t = (wide − narrow)/(flat − narrow) of the wide case between them."""
+    spectrum (⌈0.9n⌉/n), and the position λ = (wide − narrow)/(flat − narrow) of the wide case between them."""
     out = []
     for n in sorted({r["n"] for r in rows}):
         def frac(sel):
@@ -660,8 +660,8 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
 
     Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
     draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
-    t = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
-    t < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
+    λ = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
+    λ < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
     """
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
@@ -670,14 +670,14 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "verified" if t < 0.5 else "refuted"
     return Verdict(
         "LR-wide", verdict,
-        f"With d_k ≥ L the demo's spectrum sits at s = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
+        f"With d_k ≥ L the demo's spectrum sits at λ = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
         f"{'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
         f"Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ L, 90% of the energy needs "
         f"{_pct_range([x['wide'] for x in tab])} of the singular values, against "
         f"{_pct_range([x['narrow'] for x in tab])} for d_k ≤ L/8 and 90% for a flat "
-        f"spectrum (t is the median over L = {', '.join(str(x['n']) for x in tab)}).",
+        f"spectrum (λ is the median over L = {', '.join(str(x['n']) for x in tab)}).",
         numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
-        thresholds=dict(verified="median over L of t < 0.5", refuted="t ≥ 0.5",
+        thresholds=dict(verified="median over L of λ < 0.5", refuted="λ ≥ 0.5",
                         t="(k₉₀/L at d ≥ L − k₉₀/L at d ≤ L/8) / (⌈0.9L⌉/L − k₉₀/L at d ≤ L/8)"),
         scale=p["scale"])
 
