@@ -117,8 +117,8 @@ PARAMETER_LABELS = {
 RULES = {
     "AT-1d": ("refuted if any measured entrywise error of attention_1d exceeds eps, or if Algorithm 1 as printed, run "
               "in mpmath at the largest working precision tried, exceeds eps on any case; refuted if the exact "
-              "operation count of attention_1d, divided by the law (n + n_q)(L log2(2 + B^2) + log2(n + n_q)) with "
-              "L = log(n/eta), has a log-log slope above tol = 0.1 against n, B or 1/eps (the largest over the other "
+              "operation count of attention_1d, divided by the law (n + n_q)(w log2(2 + B^2) + log2(n + n_q)) with "
+              "w = log(n/eta) the window width, has a log-log slope above tol = 0.1 against n, B or 1/eps (the largest over the other "
               "two held fixed, on the costlier key family at each point: the worst case the bound speaks of; a power "
               "n^0.1 or B^0.1 beyond the polylog law is resolved); verified otherwise; unverifiable-here if no axis "
               "has three grid points. CPU timings are shown beside the counts, not used."),
@@ -128,12 +128,12 @@ RULES = {
                    "if a query asks more counting queries than ceil(log2(2 ceil(d B^2 / h) + 2)) (h = log(1 + eta)) or "
                    "other than C(g + d, d)(d_v + 1) weighted sums, if the calls at equal (d, B, eps) depend on n other "
                    "than through g, or if the degree g grows faster than the window (log-log slope of g against "
-                   "L' = log(n/eta) + h above 1.25: a law L'^1.5 would show 1.5); unverifiable-here if it answers no "
+                   "w' = log(n/eta) + h above 1.25: a law w'^1.5 would show 1.5); unverifiable-here if it answers no "
                    "case (its float64 expansion refuses everywhere); otherwise verified, conditional on Matousek's "
                    "cited O~(n^(1-1/d)) per halfspace query, which this book does not build."),
     "AT-cancel": ("The seed's step 4 (prefix moments sum k^b v and the monomial expansion of a degree-cancel_g "
                   "polynomial, float64) and the same polynomial evaluated key by key (float64) on the same windows "
-                  "(width L = log(n/eta)), against exact attention, target 7 eta B. Verified if at some B the "
+                  "(width w = log(n/eta)), against exact attention, target 7 eta B. Verified if at some B the "
                   "moments miss the target while the direct evaluation meets it (the window is narrow, the loss is "
                   "cancellation); refuted if the moments meet the target at every B tried; unverifiable-here if "
                   "wherever the moments miss, the direct evaluation misses too."),
@@ -1108,7 +1108,7 @@ def check_at_cancel(scale=None, seed: int = 0, data=None) -> Verdict:
     else:
         head = "Where the prefix moments miss the target the direct evaluation misses too: the loss is not isolated."
     mp_ok = all(r["err_mp"] <= r["target"] for r in rows)
-    summary = (f"{head} n = {r0['n']:,}, η = {_num(r0['eta'], 3)}, degree {r0['g']}, window L = {r0['L']:.1f} at every B; "
+    summary = (f"{head} n = {r0['n']:,}, η = {_num(r0['eta'], 3)}, degree {r0['g']}, window w = {r0['L']:.1f} at every B; "
                f"the moments meet the target up to B = {max(ok_B) if ok_B else 'none'}"
                + (f" and miss it from B = {_num(miss[0]['B'], 3)} (error {_num(miss[0]['err_moment'], 2)}, largest "
                   f"{_num(max(r['err_moment'] for r in miss), 2)})" if miss else "")
@@ -1195,7 +1195,7 @@ def plot_guarantee(rows):
     ax.axhline(1.0, color="k", lw=1, ls="--")
     ax.set_ylim(3e-19, 30)
     ax.set_xticks(range(len(fams)), fams, fontsize=7)
-    ax.set_ylabel(r"largest error / $\varepsilon$")
+    ax.set_ylabel(r"largest error / $\epsilon$")
     _log_ticks(ax)
     ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
@@ -1277,10 +1277,10 @@ def plot_degree(rows):
         ax.plot([r["L"] for r in rr], [r["g"] for r in rr], "o-", color=c, ms=3)
         need = [r for r in rr if r["g_needed"] is not None]
         ax.plot([r["L"] for r in need], [r["g_needed"] for r in need], "x", color=c, ms=5, mew=1.2)
-        handles.append(Line2D([], [], color=c, label=rf"$\varepsilon = {_eps_tex(eps)}$"))
+        handles.append(Line2D([], [], color=c, label=rf"$\epsilon = {_eps_tex(eps)}$"))
     handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="degree used"),
                 Line2D([], [], color="0.4", ls="none", marker="x", ms=5, label="degree needed")]
-    ax.set_xlabel(r"window $L = \log(n/\eta)$")
+    ax.set_xlabel(r"window $w = \log(n/\eta)$")
     ax.set_ylabel("polynomial degree $g$")
     ax.legend(handles=handles, fontsize=6.5, loc="upper left", framealpha=0.9)
     fig.tight_layout()

@@ -200,7 +200,7 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
     d + 2) reproduce it within 1e-10; then ``corrected`` if the printed form is off by > 1e-3 relative on the
     worked example and on the median instance, else ``verified``. The peak memory of the blocked calls is a
     property of this implementation, not of the identity: it is reported (against the working set and the dense
-    n×n matrix) and never decides the verdict (issue 12: a tracemalloc reading must not label a true identity).
+    n×n matrix) and never decides the verdict: a tracemalloc reading must not label a true identity.
     """
     p = preset(PRESETS, scale)
     if data is None:

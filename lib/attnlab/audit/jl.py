@@ -1093,12 +1093,12 @@ def plot_tail_vs_c(m_eps_pairs, n_c: int = 41):
     for m, eps in m_eps_pairs:
         t = np.array([inner_product_tail(m, eps, c) for c in cs])
         data[f"tail_m{m}_eps{eps}"] = t
-        ax.plot(cs, _positive(t), label=rf"$m = {m},\ \varepsilon = {eps}$")
+        ax.plot(cs, _positive(t), label=rf"$m = {m},\ \epsilon = {eps}$")
     ax.set_yscale("log")
     _log_axis(ax.yaxis)
     ax.set_xticks([-1, -0.5, 0, 0.5, 1])
     ax.set_xlabel(r"inner product $c = \langle u, v\rangle$")
-    ax.set_ylabel(r"$\Pr(|\langle Pu, Pv\rangle - c| \geq \varepsilon)$")
+    ax.set_ylabel(r"$\Pr(|\langle Pu, Pv\rangle - c| \geq \epsilon)$")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(m_eps_pairs), handlelength=1.2,
               columnspacing=0.8)
     return fig, data
@@ -1137,12 +1137,12 @@ def plot_tail_vs_m(rows):
         _log_axis(a.yaxis)
     ax.set_ylabel("worst-pair tail probability")
     bx.set_ylabel("exact tail / bound")
-    eps_handles = [Line2D([], [], color=colours[e], label=rf"$\varepsilon = {e:g}$") for e in shown]
+    eps_handles = [Line2D([], [], color=colours[e], label=rf"$\epsilon = {e:g}$") for e in shown]
     ax.legend(handles=eps_handles + [
         Line2D([], [], color="k", marker="o", ms=3, ls="", label="Monte Carlo, 95%"),
-        Line2D([], [], color="k", ls="--", lw=1, label=r"printed $4e^{-m\varepsilon^2/8}$")],
+        Line2D([], [], color="k", ls="--", lw=1, label=r"printed $4e^{-m\epsilon^2/8}$")],
         loc="lower left", handlelength=1.6)
-    bx.legend(handles=[Line2D([], [], color="k", ls="--", label=r"/ printed $4e^{-m\varepsilon^2/8}$"),
+    bx.legend(handles=[Line2D([], [], color="k", ls="--", label=r"/ printed $4e^{-m\epsilon^2/8}$"),
                        Line2D([], [], color="k", ls=":", label="/ Chernoff form")],
               loc="lower left", handlelength=1.6)
     fig.tight_layout()

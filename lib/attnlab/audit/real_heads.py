@@ -96,13 +96,13 @@ PRESETS = {
 #: The decision rules, fixed before the run.
 RULES = dict(
     lr_energy=("LR-energy is decided on the real heads, in its two halves. The count half ('usually 5–10 singular "
-               "values hold over 90% of the energy') holds if k90 ≤ 10 (if fewer suffice, 10 do) in at least half of "
+               "values hold over 90% of the energy') holds if k₉₀ ≤ 10 (if fewer suffice, 10 do) in at least half of "
                "the head × text × length cases at the model's temperature (multiplier t = 1). The sharpening half "
-               "holds if raising the multiplier from 1 to 4 lowers k90 in more cases than it raises it. Verified if "
+               "holds if raising the multiplier from 1 to 4 lowers k₉₀ in more cases than it raises it. Verified if "
                "both halves hold, refuted if either fails (the summary says which)."),
     pda_ey=("PDA-ey is decided on the real heads at the model's temperature, for A and for PDA's projected Ã "
             "(unbiased scaling, m = 128, one seeded draw per case). Refuted if Eckart–Young fails (‖X − X_r‖_F "
-            "against √(Σ_{k>r} σ_k²), relative difference ≥ 1e−10, r ∈ {4, 8, 16, 32}) or the tail bound "
+            "against √(Σ_{k>r} σ_k²), relative difference ≥ 10⁻¹⁰, r ∈ {4, 8, 16, 32}) or the tail bound "
             "C·r^(−(α−1/2))/√(2α−1) (C = max_k σ_k k^α, α the fitted exponent) is exceeded in a case with α > 1/2; "
             "loose if the bound is not sharp (tail/bound below 0.9 on an exact power law σ_k = k^(−α), α ∈ {1.5, 2, "
             "3}, r = 32). Otherwise, on the empirical assumption: verified if a power law (attnlab.powerlaw_fit, "
@@ -227,7 +227,7 @@ def _cases(p):
 
 # --------------------------------------------------------------------------- spectra and temperature
 def spectra_experiment(p: dict, seed: int = 0):
-    """Per case and temperature multiplier t (β = t/√32): k90 of P and a power-law fit of its spectrum; beside each
+    """Per case and temperature multiplier t (β = t/√32): k₉₀ of P and a power-law fit of its spectrum; beside each
     real head of the texts ``synthetic_texts`` at ``synthetic_n``, the Gaussian family of chapter 3 (d = 32, unit entries) and Gaussian
     Q, K with the head's ‖Q‖_F, ‖K‖_F ("matched"), one draw each."""
     return _spectra(p, seed, data_hash())
@@ -524,24 +524,24 @@ def check_lr_energy(scale=None, seed: int = 0, data=None) -> Verdict:
     def cases(k):
         return f"{k} case" if k == 1 else f"{k} cases"
 
-    halves = (f"Count half {'holds' if count_ok else 'fails'}: k90 ≤ 10 in {_share(at_most_10, n)} real-head cases "
+    halves = (f"Count half {'holds' if count_ok else 'fails'}: k₉₀ ≤ 10 in {_share(at_most_10, n)} real-head cases "
               f"(median {med:g}; {inside} in 5–10). Sharpening half {'holds' if sharp_ok else 'fails'}: ×{tmax:g} "
-              f"sharper lowers k90 in {cases(lowered)} and raises it in {raised}.")
+              f"sharper lowers k₉₀ in {cases(lowered)} and raises it in {raised}.")
     headline = {
-        (True, True): f"Both halves hold on {n} real-head spectra: k90 ≤ 10 in {at_most_10}, and sharpening lowers k90 "
+        (True, True): f"Both halves hold on {n} real-head spectra: k₉₀ ≤ 10 in {at_most_10}, and sharpening lowers k₉₀ "
                       f"in {cases(lowered)} against {raised}.",
-        (True, False): f"k90 ≤ 10 in {at_most_10} of {n} real-head spectra, but sharpening raises k90 in "
+        (True, False): f"k₉₀ ≤ 10 in {at_most_10} of {n} real-head spectra, but sharpening raises k₉₀ in "
                        f"{cases(raised)} and lowers it in {lowered}.",
-        (False, True): f"k90 ≤ 10 in only {at_most_10} of {n} real-head spectra (median {med:g}), although sharpening "
-                       f"lowers k90 in {cases(lowered)} against {raised}.",
-        (False, False): f"k90 ≤ 10 in only {at_most_10} of {n} real-head spectra, and sharpening raises k90 in "
+        (False, True): f"k₉₀ ≤ 10 in only {at_most_10} of {n} real-head spectra (median {med:g}), although sharpening "
+                       f"lowers k₉₀ in {cases(lowered)} against {raised}.",
+        (False, False): f"k₉₀ ≤ 10 in only {at_most_10} of {n} real-head spectra, and sharpening raises k₉₀ in "
                         f"{cases(raised)} against {lowered}.",
     }[(count_ok, sharp_ok)]
-    summary = (f"{halves} Cases are the heads × texts × lengths of MiniLM-L6 at the model's temperature; k90 is the "
+    summary = (f"{halves} Cases are the heads × texts × lengths of MiniLM-L6 at the model's temperature; k₉₀ is the "
                f"number of singular values holding 90% of ‖A‖_F². The seed speaks of d_k = 64; these heads have "
-               f"d = 32, which caps the rank of QKᵀ at 32 and makes a count ≤ 10 easier (k90 ≤ 5, the count scaled to "
+               f"d = 32, which caps the rank of QKᵀ at 32 and makes a count ≤ 10 easier (k₉₀ ≤ 5, the count scaled to "
                f"d = 32: {at_most_5} cases). Against the raw scores S = QKᵀ/√d instead of a sharper softmax, the "
-               f"softmax lowers k90 in {cases(sm_lower)} and raises it in {sm_raise}.")
+               f"softmax lowers k₉₀ in {cases(sm_lower)} and raises it in {sm_raise}.")
     return Verdict(
         "LR-energy", verdict, summary, headline=headline,
         numbers=dict(cases=n, k90_at_most_10=at_most_10, inside_5_10=inside, k90_at_most_5=at_most_5, median_k90=med,

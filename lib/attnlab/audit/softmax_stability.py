@@ -792,9 +792,9 @@ def plot_amplify(amp):
         data[f"typical_eps{e:g}"] = [r["typical"] / e for r in sel]
     for i, e in enumerate(shown):
         col = OKABE_ITO[(1, 5)[i % 2]]
-        a.plot(data["s"], _positive(data[f"worst_eps{e:g}"]), "-", color=col, label=rf"worst, $\varepsilon = {e:g}$")
+        a.plot(data["s"], _positive(data[f"worst_eps{e:g}"]), "-", color=col, label=rf"worst, $\epsilon = {e:g}$")
         a.plot(data["s"], _positive(data[f"typical_eps{e:g}"]), "--", color=col,
-               label=rf"Gaussian $x$, $\varepsilon = {e:g}$")
+               label=rf"Gaussian $x$, $\epsilon = {e:g}$")
     a.axhline(1, color="k", ls=":", lw=1.5, label="ratio 1")
     a.set(xscale="log", yscale="log", ylim=(1e-4, 3), xlabel=r"logit scale $s$ ($\mathrm{osc}(x)$, or $x = s z$)",
           ylabel=r"$\|\Delta\,\mathrm{softmax}\|_1 / \|h\|_\infty$")
@@ -880,8 +880,8 @@ def plot_chain(rows, perturbation="random"):
         data["L"] = [r["L"] for r in sel]
         for key in ("r_A_fro", "r_O_fro"):
             data[f"{key}:{kind}:{pert}"] = [r[key] for r in sel]
-    labels = ((axes[0], "r_A_fro", r"$\|A-\tilde A\|_F / (2\varepsilon\sqrt{L})$"),
-              (axes[1], "r_O_fro", r"$\|O-\tilde O\|_F / (2\varepsilon\sqrt{L}\,\|V\|_F)$"))
+    labels = ((axes[0], "r_A_fro", r"$\|A-\tilde A\|_F / (2\epsilon\sqrt{L})$"),
+              (axes[1], "r_O_fro", r"$\|O-\tilde O\|_F / (2\epsilon\sqrt{L}\,\|V\|_F)$"))
     for ax, key, lab in labels:
         for kind in ("random", "sharp", "real", "two-key"):
             sel = [r for r in rows if r["kind"] == kind and (kind == "two-key" or r["perturbation"] == perturbation)]

@@ -118,7 +118,7 @@ PARAMETERS = {
     "trials": "draws per (L, d) of the demo grid",
     "energy_n": "sequence lengths L of the energy sweep",
     "energy_d": "head widths d of the energy sweep",
-    "b": "temperature multipliers b",
+    "b": "temperature multipliers t",
     "energy_trials": "draws per case of the energy sweep",
     "ey_n": "sequence lengths L for Eckart–Young",
     "ey_r": "ranks r for Eckart–Young",
@@ -149,11 +149,11 @@ PARAMETERS = {
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {
     "LR-onehot": (
-        "Decided on the one-hot limit b -> infinity, where every row is exactly the indicator of its argmax key "
-        "(no temperature grid: its singular values are sqrt(c_j), c_j the rows choosing key j, so k90 is exact), for "
+        "Decided on the one-hot limit t → ∞, where every row is exactly the indicator of its argmax key "
+        "(no temperature grid: its singular values are sqrt(c_j), c_j the rows choosing key j, so k₉₀ is exact), for "
         "each input family at L = onehot_n, d = onehot_d, and on a permutation matrix. A case spans 'a space of very "
-        "low dimension' if its k90 <= L/8 (the threshold of LR-sparse). refuted if more than half of the cases have "
-        "k90 > L/8, verified if none has, corrected otherwise (the span is low only where the rows share a few keys)."),
+        "low dimension' if its k₉₀ ≤ L/8 (the threshold of LR-sparse). refuted if more than half of the cases have "
+        "k₉₀ > L/8, verified if none has, corrected otherwise (the span is low only where the rows share a few keys)."),
     "LR-mercer": (
         "Decided on the Mercer eigenvalues themselves: for x ~ N(0, I_d) the integral operator of exp(x.y/sqrt d) has "
         "the eigenvalue (1 - rho)^d T^d rho^p with multiplicity C(p+d-1, d-1) on the polynomials of degree p "
@@ -461,8 +461,8 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
 def energy_families(rows):
     """Per input family of the energy sweep (an illustration: LR-energy is decided on the real heads, chapter 12):
     k90 at d = 64 and the standard temperature (b = 1) per L, how many of those draws have k90 ≤ 10 (the claim's
-    "5–10 suffice") and k90 in [5, 10], and in how many of the family's matrices (every L, d) sharpening from b = 1
-    to the largest b lowers or raises k90."""
+    "5–10 suffice") and k₉₀ in [5, 10], and in how many of the family's matrices (every L, d) sharpening from b = 1
+    to the largest b lowers or raises k₉₀."""
     b1, bmax = 1, max(r["b"] for r in rows)
     fam = {}
     for kind in [k for k in ENERGY_KINDS if any(r["kind"] == k for r in rows)]:
@@ -568,7 +568,7 @@ def sparse_attention(mask, rng, *, margin: float = 10.0):
 
 @memoize
 def sparse_experiment(p: dict, seed: int):
-    r"""LR-sparse: for each pattern of :data:`PATTERNS` at n = ``sparse_n``, both realisations: k90 (the rank that
+    r"""LR-sparse: for each pattern of :data:`PATTERNS` at n = ``sparse_n``, both realisations: k₉₀ (the rank that
     90% of :math:`\|A\|_F^2` needs) and the rank that a row-ℓ1 error ≤ ``sparse_eps`` needs, bracketed by the book's
     certificates: :func:`attnlab.rank_lower_certificate` (no matrix of smaller rank is that close) and
     :func:`attnlab.rank_upper_certificate` with ``method="svd"`` (a truncated SVD that is that close, checked row by
@@ -621,7 +621,7 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{len(high)} of {len(rows)} cases of the seed's scenario (L = {n}, 3–5 attended keys per token) need "
         f"rank > L/8 = {n / 8:.0f}" + (": sparse attention is not low-rank attention. " if verdict == "refuted" else ". ")
         + f"High-rank patterns (ideal or softmax): {', '.join(names(high)) or 'none'}"
-        + (f", with k90 at {_pct_range(k90_high)} of L" if high else "")
+        + (f", with k₉₀ at {_pct_range(k90_high)} of L" if high else "")
         + f"; {len(low)} cases are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); "
         f"row-ℓ1 error "
         f"≤ {rows[0]['eps']} needs rank between {min(r['r_lower'] for r in rows)} and "
@@ -630,8 +630,8 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(n=n, cases=len(rows), high_rank=len(high), low_rank=len(low),
                      per_case={f"{r['pattern']} {r['realisation']}": dict(k90=r["k90"], r_lower=r["r_lower"],
                                                                            r_upper=r["r_upper"]) for r in rows}),
-        thresholds=dict(high="k90 > L/8 or lower certificate (row-ℓ1 ≤ ε) > L/8",
-                        low="k90 ≤ L/8 and upper certificate (row-ℓ1 ≤ ε) ≤ L/8",
+        thresholds=dict(high="k₉₀ > L/8 or lower certificate (row-ℓ1 ≤ ε) > L/8",
+                        low="k₉₀ ≤ L/8 and upper certificate (row-ℓ1 ≤ ε) ≤ L/8",
                         refuted="more than half of the cases high-rank", verified="every case low-rank",
                         corrected="otherwise"),
         scale=p["scale"])
@@ -640,7 +640,7 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
 # --------------------------------------------------------------------------- LR-wide: the demo with d_k >= n
 def wide_table(rows):
     """Per n of the demo grid: median k90/n for d ≥ n ('wide'), for d ≤ n/8 ('narrow', d ≪ n), for a flat
-    spectrum (⌈0.9n⌉/n), and the position t = (wide − narrow)/(flat − narrow) of the wide case between them."""
+    spectrum (⌈0.9n⌉/n), and the position λ = (wide − narrow)/(flat − narrow) of the wide case between them."""
     out = []
     for n in sorted({r["n"] for r in rows}):
         def frac(sel):
@@ -660,8 +660,8 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
 
     Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
     draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
-    t = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
-    t < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
+    λ = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
+    λ < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
     """
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
@@ -670,15 +670,15 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
     verdict = "verified" if t < 0.5 else "refuted"
     return Verdict(
         "LR-wide", verdict,
-        f"With d_k ≥ L the demo's spectrum sits at t = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
+        f"With d_k ≥ L the demo's spectrum sits at λ = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
         f"{'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
         f"Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ L, 90% of the energy needs "
         f"{_pct_range([x['wide'] for x in tab])} of the singular values, against "
         f"{_pct_range([x['narrow'] for x in tab])} for d_k ≤ L/8 and 90% for a flat "
-        f"spectrum (t is the median over L = {', '.join(str(x['n']) for x in tab)}).",
+        f"spectrum (λ is the median over L = {', '.join(str(x['n']) for x in tab)}).",
         numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
-        thresholds=dict(verified="median over L of t < 0.5", refuted="t ≥ 0.5",
-                        t="(k90/L at d ≥ L − k90/L at d ≤ L/8) / (⌈0.9L⌉/L − k90/L at d ≤ L/8)"),
+        thresholds=dict(verified="median over L of λ < 0.5", refuted="λ ≥ 0.5",
+                        t="(k₉₀/L at d ≥ L − k₉₀/L at d ≤ L/8) / (⌈0.9L⌉/L − k₉₀/L at d ≤ L/8)"),
         scale=p["scale"])
 
 
@@ -701,7 +701,7 @@ def onehot_k90(counts, frac: float = 0.9) -> int:
 
 @memoize
 def onehot_experiment(p: dict, seed: int):
-    r"""LR-onehot: per family of :data:`ENERGY_KINDS` (L = ``onehot_n``, d = ``onehot_d``), k90 of
+    r"""LR-onehot: per family of :data:`ENERGY_KINDS` (L = ``onehot_n``, d = ``onehot_d``), k₉₀ of
     :math:`A = \mathrm{rowsoftmax}(b\,QK^\top/\sqrt d)` and the mean largest entry of a row over the multipliers
     ``b``, and the one-hot limit :math:`b\to\infty` (each row the indicator of its argmax key): the number of
     distinct argmax keys (its rank) and its k90 (:func:`onehot_k90`); and a permutation matrix (one-hot rows, all
@@ -741,23 +741,23 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "corrected"
     low = [r["kind"] for r in rows if r not in high]
     g = next((r for r in rows if r["kind"] == "gaussian" and r["sweep"]), None)
-    sweep = (f" Sharpening Gaussian Q, K (d = {g['d']}) raises k90 "
+    sweep = (f" Sharpening Gaussian Q, K (d = {g['d']}) raises k₉₀ "
              + " → ".join(str(x["k90"]) for x in g["sweep"]) + " as b goes "
              + " → ".join(f"{x['b']:g}" for x in g["sweep"]) + f" (mean row maximum up to "
              f"{max(x['row_max'] for x in g['sweep']):.2f}), towards the limit's {g['k90_limit']}." if g else "")
     return Verdict(
         "LR-onehot", verdict,
-        f"{len(high)} of {len(rows)} matrices with exactly one-hot rows need k90 > L/8 = {n / 8:.0f} (L = {n}): "
+        f"{len(high)} of {len(rows)} matrices with exactly one-hot rows need k₉₀ > L/8 = {n / 8:.0f} (L = {n}): "
         + ("one-hot rows span as many dimensions as the distinct keys they pick. " if verdict != "verified"
            else "their rows share a few keys. ")
-        + "A permutation matrix has one-hot rows, full rank and every singular value 1 (k90 = "
+        + "A permutation matrix has one-hot rows, full rank and every singular value 1 (k₉₀ = "
         + f"{next((r['k90_limit'] for r in rows if r['kind'] == 'permutation'), '–')}); in the one-hot limit "
-        + "(b → ∞) the families pick " + ", ".join(f"{r['kind']} {r['distinct']}" for r in rows if r["sweep"])
+        + "(t → ∞) the families pick " + ", ".join(f"{r['kind']} {r['distinct']}" for r in rows if r["sweep"])
         + f" distinct keys. Low only where the rows share few keys ({', '.join(low) or 'no case'})." + sweep,
         numbers=dict(n=n, cases=len(rows), high=len(high),
                      per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"],
                                                sweep=r["sweep"]) for r in rows}),
-        thresholds=dict(rule=RULES["LR-onehot"], low="k90 of the one-hot limit ≤ L/8"),
+        thresholds=dict(rule=RULES["LR-onehot"], low="k₉₀ of the one-hot limit ≤ L/8"),
         scale=p["scale"])
 
 
@@ -855,7 +855,7 @@ def check_lr_mercer(scale=None, seed: int = 0, data=None) -> Verdict:
                              for k, v in e.items()} for e in exact],
                      fast_widths=[e["d"] for e in fast], gram_median_fraction=med, n_max=n_max),
         thresholds=dict(rule=RULES["LR-mercer"], fast="Mercer 90% count ≤ 128 = 1024/8",
-                        gram_high="median k90/n > 1/8 at the largest n, widths d > 16"),
+                        gram_high="median k₉₀/n > 1/8 at the largest n, widths d > 16"),
         scale=p["scale"])
 
 
@@ -1101,7 +1101,7 @@ def plot_energy(rows, n: int):
             g = df[(df.kind == kind) & (df.d == d)]
             ax.loglog(g.b, g.k90, marker="o", color=OKABE_ITO[1 + i], label=kind)
         ax.axhspan(5, 10, color="0.85", zorder=0, label="claimed 5–10")
-        ax.set_xlabel(r"temperature multiplier $b$ (logits $b\,S$)")
+        ax.set_xlabel(r"temperature multiplier $t$ (logits $t\,S$)")
         ax.set_title(f"$d = {d}$, $L = {n}$", fontsize=8)
         _tidy_log_axes(ax, xticks=sorted(df.b.unique()))
     axes[0][0].set_ylabel(r"$k_{90}$")
