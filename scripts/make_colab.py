@@ -128,7 +128,8 @@ def load_book(root: Path = ROOT) -> Book:
     for numbered, d in docs:
         if numbered:
             number += d not in parent
-            chapters.append((number, d))
+            if (root / f"{d}.ipynb").exists():  # a chapter written as a Markdown page (the closing one) has no edition
+                chapters.append((number, d))
     times_path = root / "data" / "benchmarks" / "chapter-times.json"
     book = Book(config, chapters, macros, repo["url"].rstrip("/"), repo.get("branch", "main"), site_url(config),
                 times=json.loads(times_path.read_text()) if times_path.exists() else {})
