@@ -1,4 +1,4 @@
-"""Evidence for chapter 09 (attention at any temperature): AT-1d, AT-fixed-d, AT-cancel and AT-bigd of seed 003.
+"""Evidence for chapter 09 (attention at any temperature): AT-1d, AT-fixed-d, AT-cancel and AT-bigd of the any-temperature notes.
 
 Experiments (memoized), fits, the four checks and the figures. The algorithms are in :mod:`attnlab.subquadratic`.
 Every error is measured against exact attention computed row by row in extended precision (``np.longdouble``, or
@@ -814,7 +814,7 @@ def cancel_experiment(p: dict, seed: int) -> list[dict]:
 
 @memoize
 def reduction_experiment(p: dict, seed: int) -> dict:
-    """attention_halfspace (seed 003, Algorithm 2) over the brute-force oracle against dense attention, d = 2, 3;
+    """attention_halfspace (the any-temperature notes, Algorithm 2) over the brute-force oracle against dense attention, d = 2, 3;
     the expansion's relative error on the relevant halfspace; and the oracle calls per query over n, B, eps (the
     binary search run for real on the keys; the weighted sums from the plan, which the runs confirm)."""
     rng = np.random.default_rng(seed)
@@ -1055,7 +1055,7 @@ def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
     ns = sorted({r["n"] for r in counts})
     slopes = ", ".join(f"d = {k}: {v['slope']:.2f}" for k, v in law.items() if v["slope"] is not None)
     if verdict == "refuted":
-        head = "The reduction of seed 003, Thm 1.3 fails here: " + "; ".join(reasons) + "."
+        head = "The reduction of the any-temperature notes, Thm 1.3 fails here: " + "; ".join(reasons) + "."
     elif verdict == "verified":
         head = (f"Thm 1.3's reduction holds given Matoušek's cited bound: at most {big['calls']:,} halfspace calls a "
                 f"query, polylogarithmic in B/ε, and errors within {_num(worst, 2)}·ε.")

@@ -44,17 +44,17 @@ SEEDS: dict[str, tuple[str, str]] = {
 
 
 def seed_name(seed: str) -> str:
-    """The name a reader meets for a seed file: ``'the PDA draft, seed 000'``.
+    """The name a reader meets for a seed file, the document named by what it is: ``'the PDA draft'``.
 
     Examples
     --------
     >>> from attnlab.audit.claims import S000, seed_name
     >>> seed_name(S000)
-    'the PDA draft, seed 000'
+    'the PDA draft'
     """
     if not isinstance(seed, str) or seed not in SEEDS:
         raise ValueError(f"seed must be one of the seed files {sorted(SEEDS)}, got {seed!r}")
-    return f"the {SEEDS[seed][0]}, seed {seed[:3]}"
+    return f"the {SEEDS[seed][0]}"
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ for _k in PRESETS:
     PRESETS[_k].update(PREC_PRESETS[_k])
 del _k
 
-#: The worked example of seed 003 (§2.9): n = 2, d = 1, with H given directly (A₃ = H, Y = 1).
+#: The worked example of the any-temperature notes (§2.9): n = 2, d = 1, with H given directly (A₃ = H, Y = 1).
 WORKED_EXAMPLE = dict(A1=[[1.0], [2.0]], A2=[[-1.0], [1.0]], A3=[[1.0], [3.0]], X=[[0.4]], Y=[[1.0]],
                       E=[[0.2], [-0.1]])
 

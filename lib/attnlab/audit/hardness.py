@@ -430,7 +430,7 @@ def check_at_sentinel(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "corrected"
     worst = max(rows, key=lambda r: r["max_abs_log_c"] / r["B"])
     small = [r["B"] for r in rows if r["B"] < 1]
-    vnote = (f" For B < 1 ({', '.join(f'{x:g}' for x in small)} here, outside the lemma's assumption B ≥ 1, seed 003 "
+    vnote = (f" For B < 1 ({', '.join(f'{x:g}' for x in small)} here, outside the lemma's assumption B ≥ 1, the any-temperature notes "
              f"l. 143) the values 1 exceed B; scaled to min(1, B) they fit, and the output and the oracle's tolerance "
              f"scale by the same factor (o/min(1, B) matches the unscaled gadget to "
              f"{_sci_or_zero(max(r['value_scaled_err'] for r in rows))})." if has_v and small else "")
@@ -1244,7 +1244,7 @@ def check_at_ovh(scale=None, seed: int = 0, data=None) -> Verdict:
         f"(n = 10^{rows[-1]['log10_n']}); one call on n + 1 keys and width d + 1, so T_MUL(n, d + 1, n) is within a "
         f"factor {max(r['width_ratio'] for r in rows):.2f} of T_MUL(n, d, n) at d = n^{mag['a']:g}; the gap 2/3 − 1/6 = "
         f"{rows[0]['gap']:.2f} allows any oracle error below {rows[0]['gap'] / 2:.2f} (ε = O(1)). The hypothesis is "
-        f"stronger than SETH (seed 003, l. 122): the bound is not 'from SETH', and at d = n it is n^(ω − o(1)), "
+        f"stronger than SETH (the any-temperature notes, l. 122): the bound is not 'from SETH', and at d = n it is n^(ω − o(1)), "
         f"not n³.")
     return Verdict(
         "AT-ovh", verdict, _tidy(summary),

@@ -176,7 +176,7 @@ def tail_slopes(rows, *, min_tail: float = 1e-300):
 def dimension_table(d, logit_eps, delta, L_list, *, pairs: bool = False):
     r"""Projection dimensions demanded for logit error ``logit_eps`` with probability ≥ 1 − δ, per L.
 
-    Columns: ``stated`` (seed 000, Thm 3.2, or Thm 3.3 with ``pairs``), ``proof`` (what its
+    Columns: ``stated`` (the PDA draft, Thm 3.2, or Thm 3.3 with ``pairs``), ``proof`` (what its
     union bound derives), ``union_exact`` (the union bound with exact tails),
     ``certified`` (whether the sharper Chernoff bound certifies the stated m),
     and ``sklearn`` (:func:`sklearn.random_projection.johnson_lindenstrauss_min_dim`
@@ -363,7 +363,7 @@ def tail_experiment(p: dict, seed: int, *, progress=False):
 
 @memoize
 def row_experiment(p: dict, seed: int, *, progress=False):
-    """The dimension table of seed 000, Thm 3.2 for preset ``p``, the simulated smallest m per L, and the any-keys m.
+    """The dimension table of the PDA draft, Thm 3.2 for preset ``p``, the simulated smallest m per L, and the any-keys m.
 
     Returns ``(rows, simulated, m_any_keys)``; keys and query are uniform on the sphere, drawn from ``seed``.
     """
@@ -637,7 +637,7 @@ def quantifier_experiment(p: dict, seed: int):
 # otherwise run (tail_experiment, row_experiment, dimension_table(..., pairs=True), scaling_experiment) for the
 # same preset and seed, so that a chapter that already ran the experiment does not run it twice.
 def check_pda_jl(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-jl (seed 000, Thm 3.1): exact worst-pair tails and Monte Carlo (Clopper–Pearson) against
+    """Verdict for PDA-jl (the PDA draft, Thm 3.1): exact worst-pair tails and Monte Carlo (Clopper–Pearson) against
     4·exp(−mε²/8)."""
     p = preset(PRESETS, scale)
     rows = tail_experiment(p, seed) if data is None else data
@@ -722,7 +722,7 @@ def _unpack(data, default_table, default_search):
 
 
 def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-row (seed 000, Thm 3.2) by :data:`QUANTIFIER_RULE`: the statement for every ε > 0, δ > 0.
+    """Verdict for PDA-row (the PDA draft, Thm 3.2) by :data:`QUANTIFIER_RULE`: the statement for every ε > 0, δ > 0.
 
     ``data``: ``dict(table=(rows, simulated, m_any_keys), search=...)``, the outputs of :func:`row_experiment` and
     :func:`quantifier_experiment` for the same preset and seed (a planted search may hold only ``"row"``).
@@ -779,7 +779,7 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for PDA-global (seed 000, Thm 3.3) by :data:`QUANTIFIER_RULE`: the statement for every ε > 0, δ > 0.
+    """Verdict for PDA-global (the PDA draft, Thm 3.3) by :data:`QUANTIFIER_RULE`: the statement for every ε > 0, δ > 0.
 
     ``data``: ``dict(table=rows, search=...)``: the rows of :func:`dimension_table` (``pairs=True``) and the output
     of :func:`quantifier_experiment` for the same preset and seed (a planted search may hold only ``"glob"``).
@@ -952,7 +952,7 @@ def check_pda_def(scale=None, seed: int = 0, data=None) -> Verdict:
 # --------------------------------------------------------------------------- PDA-mL: where the factor L comes from
 #: The rule of PDA-mL, fixed before the run (exact algebra; :func:`ml_verdict`).
 ML_RULE = dict(
-    elasticity="e_L = ∂log m/∂log L of m = (8d/ε²)·log(2L²/δ) with ε = η/(4√L) (seed 000, l. 147–149), in SymPy; "
+    elasticity="e_L = ∂log m/∂log L of m = (8d/ε²)·log(2L²/δ) with ε = η/(4√L) (the PDA draft, l. 147–149), in SymPy; "
                "the share of a factor is the limit as L → ∞ of e_L minus e_L with that factor removed (the √d: "
                "ε₀ = ε, i.e. d → 1; the √L: ε = η/4)",
     verified="m grows linearly (lim e_L = 1) and the √d factor's share is the whole of it",
@@ -963,7 +963,7 @@ ML_RULE = dict(
 
 
 def ml_attribution():
-    r"""PDA-mL in SymPy: m(L, d) of seed 000 (l. 149), its elasticities in L and d, and each factor's share.
+    r"""PDA-mL in SymPy: m(L, d) of the PDA draft (l. 149), its elasticities in L and d, and each factor's share.
 
     Returns a dict of SymPy expressions and numbers: ``m`` (with ε = η/(4√L) substituted; checked equal to the
     printed :math:`(128dL/\eta^2)\log(2L^2/\delta)`), ``e_L`` and ``e_d`` (:math:`\partial\log m/\partial\log L`,

@@ -196,7 +196,7 @@ def headline_experiment(p: dict, seed: int, *, progress=False):
     Per instance: the error :math:`\|O - \tilde O_r\|_F` relative to :math:`\|V\|_F` (the seed's metric) and to
     :math:`\|O\|_F`; the same metric for the trivial outputs 0 and :math:`\mathbf 1\bar v^\top` (mean of V); the
     projection-only error :math:`\|O - \tilde AV\|_F/\|V\|_F`; :math:`\epsilon = \max|\tilde S - S|`; and for
-    L ≤ ``full_max`` the fitted power law of :math:`\tilde A`'s spectrum and the total bound of seed 000, Thm 3.8 (second half Thm 5.2).
+    L ≤ ``full_max`` the fitted power law of :math:`\tilde A`'s spectrum and the total bound of the PDA draft, Thm 3.8 (second half Thm 5.2).
     :math:`\tilde A_r` by randomized SVD (``n_iter`` power iterations), as §4 suggests.
     """
     rng = np.random.default_rng(seed)
@@ -836,7 +836,7 @@ def check_pda_lrcost(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 # --------------------------------------------------------------------------- exact byte counts
-#: The memory formulas of seed 000 as parameter sets (d_v = d): abstract (l. 3), §4.2 (l. 138), conclusion (l. 165).
+#: The memory formulas of the PDA draft as parameter sets (d_v = d): abstract (l. 3), §4.2 (l. 138), conclusion (l. 165).
 MEMORY_FORMULAS = {"abstract O(Ld + Lm)": ("d", "m"), "§4.2 O(Ld + Lm + Lr)": ("d", "m", "r"),
                    "conclusion O(Ld)": ("d",)}
 _FORMULA_NAMES = {"abstract O(Ld + Lm)": "the abstract's O(Ld + Lm)", "§4.2 O(Ld + Lm + Lr)": "§4.2's O(Ld + Lm + Lr)",
@@ -1354,7 +1354,7 @@ def plot_param(rows, m_rec: int = 128):
     data = {}
     for d in sorted({x["d"] for x in rows}):
         rs = [x for x in rows if x["d"] == d]
-        ax.loglog([x["L"] for x in rs], [x["m"] for x in rs], "o-", label=f"rule of seed 000 §5.1, $d = {d}$")
+        ax.loglog([x["L"] for x in rs], [x["m"] for x in rs], "o-", label=f"rule of the PDA draft §5.1, $d = {d}$")
         data[f"L_d{d}"], data[f"m_d{d}"] = [x["L"] for x in rs], [x["m"] for x in rs]
     L = sorted({x["L"] for x in rows})
     ax.loglog(L, L, "k:", lw=1, label="$m = L$")
@@ -1373,7 +1373,7 @@ def plot_cubic(res):
     fig, ax = figure(width=3.4, height=2.5)
     rs = [x for x in res["rows"] if x["d"] == 64]
     L = [x["L"] for x in rs]
-    ax.loglog(L, [x["cost"] for x in rs], "o-", label=r"$L^2m$, $m$ from seed 000 §5.1 ($d = 64$)")
+    ax.loglog(L, [x["cost"] for x in rs], "o-", label=r"$L^2m$, $m$ from the PDA draft §5.1 ($d = 64$)")
     ax.loglog(L, [x["cubic"] for x in rs], "k--", lw=1, label="$L^3$")
     ax.loglog(L, [x["std"] for x in rs], "k:", lw=1, label=r"$L^2d$ (standard attention)")
     ax.set_xlabel("sequence length $L$")

