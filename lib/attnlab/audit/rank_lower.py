@@ -492,9 +492,10 @@ def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
 
     Rule (fixed before the run). *Cube reading* (:func:`count_cube`): d fits if 17,850,625 = (2m + 1)^d for an
     integer m and the spacing ℓ* that gives exactly 10^88,946 tokens lies within ``COUNT_INTEGER_TOL`` of an integer
-    ℓ ≥ ℓ_min (centres on Z^d whose cells are valid lower-certificate cells). The seed's exponent, rounded to an
-    integer, fixes ℓ* to about 3·10⁻⁶ relative, and the neighbouring spacings ℓ ± 1 move the exponent by ≈ 2/ℓ, so
-    a fit is neither an accident of the tolerance nor of a grid. *Loose reading*: the book's own construction (ball
+    ℓ ≥ ℓ_min (centres on Z^d whose cells are valid lower-certificate cells). The count's additive conventions
+    (normalisation, the factor (Σ_t e^{−t²/2})^d worth d·log₁₀√(2π) ≈ 0.4d in the exponent) move ℓ* by about 10⁻⁵,
+    and the neighbouring spacings ℓ ± 1 move the exponent by ≈ 2/ℓ, so a fit is neither an accident of the
+    tolerance nor of a grid. *Loose reading*: the book's own construction (ball
     of centres, ℓ = ℓ_min, margin 8) with at least that many messages has a token exponent within a factor 2 of
     88,946. *Centre counts*: (b√β)^d and (b√β/L)^d have one exponent if M/(γ/ℓ)^d is within a factor 2 of V_d at
     the grid's largest β (ℓ does not grow with β), so they differ by the constant ℓ^d that b absorbs.
