@@ -114,21 +114,44 @@ def test_embedded_lattice_head_is_the_lattice():
     np.testing.assert_allclose(beta * (Q @ K.T) - beta * (Q @ K.T)[:, :1], direct - direct[:, :1], atol=1e-9)
 
 
-def _count(log10_tokens, d=4, ell=5):
+def _count(log10_tokens, d=4, ell=5, cube_off=5e-5, vol=1.0):
+    """Planted AR-count evidence: the book's construction's exponent ``log10_tokens`` at d, a cube reading at d = 4
+    whose spacing is ``cube_off`` from the integer 10, and M/(γ/ℓ)^d = ``vol``·V_d."""
     fac = rank_lower.count_factor()
     rows = [dict(d=d, eps=0.25, ell=ell, gamma=1.0, beta=1.0, M=1, exact=True, log10_tokens=log10_tokens,
-                 per_message_volume=1.0, per_point=1.0, unit_ball=1.0, ell_d=ell**d)]
-    return dict(factor=fac, rows=rows)
+                 per_message_volume=vol, per_point=1.0, unit_ball=1.0, ell_d=ell**d)]
+    cube = [dict(d=4, side=65, m=32, R_star=32 * (10 + cube_off), ell_star=10 + cube_off, ell=10,
+                 log10_tokens=88_945.1, ell_min=5, off_integer=abs(cube_off)),
+            dict(d=6, side=None, m=None, R_star=None, ell_star=None, ell=None, log10_tokens=None, ell_min=5,
+                 off_integer=None)]
+    return dict(factor=fac, rows=rows, cube=cube)
 
 
 @pytest.mark.parametrize("data, verdict", [
-    (_count(80_000, d=6, ell=1), "verified"),
-    (_count(80_000, d=4), "corrected"),
-    (_count(80_000, d=6, ell=3), "corrected"),
-    (_count(5_000, d=4), "refuted"),
+    (_count(80_000), "verified"),                          # 65^4 at integer spacing 10, one centre exponent
+    (_count(80_000, vol=0.1), "corrected"),                 # a cube fits, but the centre counts differ in exponent
+    (_count(80_000, cube_off=0.3), "unverifiable-here"),    # no integer spacing; the book's construction within 2×
+    (_count(5_000, cube_off=0.3), "refuted"),               # nothing fits
 ])
 def test_check_ar_count_planted(data, verdict):
     assert rank_lower.check_ar_count("smoke", data=data).verdict == verdict
+
+
+def test_check_ar_count_cube_needs_a_valid_spacing():
+    data = _count(5_000)
+    data["cube"][0].update(ell=4, ell_min=5)       # an integer spacing whose cells are too small is no fit
+    assert rank_lower.check_ar_count("smoke", data=data).verdict == "refuted"
+
+
+def test_count_cube_reproduces_the_seed_at_d4():
+    """65^4 centres spaced 10 apart, keys in [−320, 320]^4: 10^88,945.1 tokens (mpmath, 50 digits, agrees)."""
+    import mpmath as mp
+    c = {x["d"]: x for x in rank_lower.count_cube(eps=(0.25,))}
+    assert c[4]["side"] == 65 and c[4]["ell"] == 10 and c[4]["off_integer"] < 1e-4
+    assert c[3]["ell_star"] is None and c[6]["ell_star"] is None and c[2]["ell"] < c[2]["ell_min"]
+    with mp.workdps(50):
+        ref = (4 * mp.mpf(320) ** 2 / 2 + 4 * mp.log(mp.nsum(lambda t: mp.e ** (-t**2 / 2), [-320, 320]))) / mp.log(10)
+    assert c[4]["log10_tokens"] == pytest.approx(float(ref), abs=1e-9) and round(c[4]["log10_tokens"], 1) == 88_945.1
 
 
 def test_count_factor():

@@ -41,18 +41,30 @@ _NS = dict(dense_rank=1, dense_keep_fraction=0.6, sparse_lower=10, sparse_n=10, 
            approx_size=8)
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(), ["Sparsity half shown", "(measured)", "is a different object"]),
-    (dict(dense_rank=2), ["Sparsity half not shown"]),
-    (dict(dense_keep_fraction=0.1), ["Sparsity half not shown"]),
-    (dict(fast_max_abs_err=1e-3), ["(not shown)"]),
-    (dict(approx_rank=16), ["was not shown to be a different object"]),
+@pytest.mark.parametrize("kw, half, words", [
+    (dict(), "verified", ["Sparsity half shown", "; measured)", "is a different object"]),
+    (dict(dense_rank=2), "unverifiable-here", ["Sparsity half not shown"]),
+    (dict(dense_keep_fraction=0.1), "unverifiable-here", ["Sparsity half not shown"]),
+    (dict(sparse_lower=3), "verified", ["(n = 10), not n"]),          # the converse is reported, not judged
+    (dict(fast_max_abs_err=1e-3), "verified", ["; not shown)"]),
+    (dict(approx_rank=16), "verified", ["was not shown to be a different object"]),
 ])
-def test_check_ar_nospeed_on_planted_evidence(kw, words):
-    """Only unverifiable-here is reachable (the speed half is a complexity statement); the summary says which
-    parts were shown."""
+def test_check_ar_nospeed_on_planted_evidence(kw, half, words):
+    """The sparsity half carries its own verdict (verified or unverifiable-here); the speed half is always
+    unverifiable-here; the registered verdict is their conjunction."""
     v = rank_upper.check_ar_nospeed("smoke", data=dict(_NS, **kw))
+    assert v.numbers["halves"] == dict(sparsity=half, speed="unverifiable-here")
     assert v.verdict == "unverifiable-here" and all(w in v.summary for w in words), v.summary
+    assert v.summary.startswith(f"Sparsity half {half}, speed half unverifiable-here")
+
+
+@pytest.mark.parametrize("halves, verdict", [
+    (("verified", "verified"), "verified"), (("verified", "unverifiable-here"), "unverifiable-here"),
+    (("unverifiable-here", "unverifiable-here"), "unverifiable-here"), (("verified", "refuted"), "refuted"),
+    (("refuted", "unverifiable-here"), "refuted"),
+])
+def test_combine_halves_is_a_conjunction(halves, verdict):
+    assert rank_upper.combine_halves(*halves) == verdict
 
 
 def test_r_svd_int_is_the_smallest_qualifying_r():
@@ -127,19 +139,40 @@ def test_figures_return_their_data():
     assert len(data["beta"]) == 4
 
 
-def _coarse_rows(ratio, tau=0.2, eps=0.5):
-    return [dict(beta=1.0, r=1, eps=eps, tau_tanh=tau, tau_lip_osc=tau, tau_pda_lip=ratio * tau, osc_max=1.0,
-                 sup_over_osc=1.0)]
+def _coarse_rows(ratio_l2, ratio_inf=2.5, tau=0.2, eps=0.5, more=()):
+    """Planted AR-coarse cases: the Euclidean and ∞-norm thresholds at the given ratios to τ; ``more`` adds cases
+    (Euclidean ratio, τ)."""
+    cases = [(ratio_l2, tau)] + list(more)
+    return [dict(beta=1.0, r=1, eps=eps, L=64, tau_tanh=t, tau_lip_osc=t, tau_pda_lip=ratio_inf * t,
+                 tau_lip_l2=r2 * t, osc_max=1.0, sup_over_osc=1.0) for r2, t in cases]
 
 
-@pytest.mark.parametrize("rows, verdict", [
-    (_coarse_rows(12.0), "verified"),
-    (_coarse_rows(3.0), "corrected"),
-    (_coarse_rows(1.2), "refuted"),
-    (_coarse_rows(50.0, tau=0.9), "unverifiable-here"),   # only where τ ≥ ε: the regime where τ_W is unusable
+@pytest.mark.parametrize("rows, verdict, inf", [
+    (_coarse_rows(18.0), "verified", "corrected"),
+    (_coarse_rows(18.0, more=[(8.0, 0.3)]), "corrected", "corrected"),    # one usable case only 8× coarser
+    (_coarse_rows(3.0), "corrected", "corrected"),
+    (_coarse_rows(1.2, ratio_inf=1.1), "refuted", "refuted"),
+    (_coarse_rows(18.0, ratio_inf=12.0), "verified", "verified"),
+    (_coarse_rows(50.0, tau=0.9), "unverifiable-here", "unverifiable-here"),  # only τ ≥ ε: τ_W unusable
+    (_coarse_rows(18.0, more=[(1.0, 0.9)]), "verified", "corrected"),       # an unusable case does not count
 ])
-def test_check_ar_coarse_planted(rows, verdict):
-    assert rank_upper.check_ar_coarse("smoke", data=rows).verdict == verdict
+def test_check_ar_coarse_planted(rows, verdict, inf):
+    """The registered verdict is the Euclidean reading's; the ∞-norm reading is reported with its own."""
+    v = rank_upper.check_ar_coarse("smoke", data=rows)
+    assert v.verdict == verdict and v.numbers["reading_l2"]["verdict"] == verdict
+    assert v.numbers["reading_inf"]["verdict"] == inf
+    assert len(v.headline) < 160
+
+
+def test_coarse_experiment_euclidean_route_bounds_the_row_error(tmp_path, monkeypatch):
+    """(√L/2)‖h − h̄‖₂ bounds the measured row error of dropping h, and exceeds 2·tanh(osc/4)."""
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    p = dict(noisy_n=64, noisy_keys=48, planted_d=8, noisy_r=2, noisy_sigma=0.005, noisy_eps=0.5,
+             noisy_rs=[0, 1, 2], noisy_betas=[1, 8])
+    rows = rank_upper.coarse_experiment(p, 0)
+    assert all(r["L"] == 48 and r["tau_lip_l2"] >= r["tau_tanh"] - 1e-12 for r in rows)
+    br = {(x["beta"], x["r"]): x for x in rank_upper.svd_experiment(p, 0)["rows"]}
+    assert all(br[(r["beta"], r["r"])]["error"] <= r["tau_lip_l2"] + 1e-12 for r in rows)
 
 
 def test_coarse_closed_form_limits():
@@ -172,14 +205,20 @@ def test_const_table_and_split():
 _B = (1e3, 1e4, 1e5)
 
 
-def _implicit(sph_up=1.0, sph_lo=1.0, ball_up=1.0, ball_lo=1.0, ball_method="kronecker-svd", valid=True):
-    """Sphere d = 3 (θ = 1, r/2 = 1.5) and ball d = 2 (θ = r/2 = 1), certificates c·β^(slope·θ), Γ = β."""
+def _implicit(sph_up=1.0, sph_lo=1.0, ball_up=1.0, ball_lo=1.0, ball_method="kronecker-svd", valid=True,
+              circ=None):
+    """Sphere d = 3 (θ = 1, r/2 = 1.5) and ball d = 2 (θ = r/2 = 1), certificates c·β^(slope·θ), Γ = β; ``circ``
+    = (upper, lower) slopes of an extra ball d = 4 family whose upper certificate is its row count."""
     sphere = [dict(family="sphere d=3", geometry="sphere", d=3, r=3, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
                    upper=3 * b ** sph_up, lower=b ** sph_lo / 4, upper_method="harmonics",
                    upper_error=0.4 if valid else 0.6, lower_mass=0.8, n=math.inf) for b in _B]
     ball = [dict(family="ball d=2", geometry="ball", d=2, r=2, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
                  upper=3 * b ** ball_up, lower=b ** ball_lo / 4, upper_method=ball_method, upper_error=0.0,
                  lower_mass=0.8, n=10 * b) for b in _B]
+    if circ:
+        ball += [dict(family="ball d=4", geometry="ball", d=4, r=4, beta=b, beta_nominal=b, eps=0.5, Gamma=b,
+                      upper=3 * b ** (2 * circ[0]), lower=b ** (2 * circ[1]) / 4, upper_method="rows",
+                      upper_error=0.0, lower_mass=0.8, n=3 * b ** (2 * circ[0])) for b in _B]
     return dict(sphere=sphere, ball=ball)
 
 
@@ -204,14 +243,31 @@ def test_check_ar_upper_on_planted_evidence(imp, planted_slope, verdict):
     v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
     assert "pre-asymptotic" in v.summary           # the materialised lattice is reported with its reason
+    assert v.numbers["proof_step"]["step_verdict"] == "corrected" and "judges the statement" in v.summary
+
+
+def test_pinsker_step_and_the_statement_are_judged_apart():
+    pin = rank_upper.pinsker_step()
+    assert pin["printed_factor"] == pytest.approx(2 ** 0.5) and pin["corrected_l1"] == "epsilon"
+    assert pin["C_r_factor"] == "2**(r/2)" and pin["step_verdict"] == "corrected"
+    fixed = dict(pin, printed_factor=1.0, step_verdict="verified")          # a planted proof without the slip
+    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit(), pinsker=fixed))
+    assert v.verdict == "verified" and "proof step is verified" in v.summary
+    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit()))
+    assert v.verdict == "verified" and "proof step is corrected" in v.summary and "√2·ε" in v.summary
 
 
 @pytest.mark.parametrize("imp, verdict", [
     (dict(), "verified"),
     (dict(sph_lo=1.3, sph_up=1.4), "refuted"),                     # the lower certificate above (1 + tol)θ
     (dict(ball_lo=0.5, ball_up=0.6), "refuted"),                   # the upper certificate below (1 − tol)θ
-    (dict(sph_lo=0.2, sph_up=5.0), "unverifiable-here"),           # 0.2θ and 5θ: no bracket (was 'verified')
+    (dict(sph_lo=0.2, sph_up=5.0), "unverifiable-here"),           # 0.2θ and 5θ: no bracket
     (dict(valid=False), "unverifiable-here"),
+    (dict(ball_method="rows"), "unverifiable-here"),               # the ball's only upper side is its row count
+    (dict(circ=(1.0, 1.0)), "verified"),                           # a circular family counts for its lower side
+    (dict(circ=(0.5, 1.0)), "verified"),                           # ... and its row count cannot refute
+    (dict(circ=(1.0, 0.5)), "unverifiable-here"),                  # its lower side falls short of θ
+    (dict(circ=(1.4, 1.3)), "refuted"),                            # its lower side outgrows θ
 ])
 def test_check_ar_sphere_ball_on_planted_evidence(imp, verdict):
     gap = [dict(beta=b, eps=0.5, greedy=int(b ** 0.5) + 2, svd=int(b ** 0.5) + 1, upper=int(b ** 0.5) + 1,
@@ -219,6 +275,7 @@ def test_check_ar_sphere_ball_on_planted_evidence(imp, verdict):
     v = rank_upper.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
                                                            implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
+    assert len(v.headline) < 160
 
 
 def _quotient_rows(dec=1e-15, gib=1e-15, r_ok=True, s21=1e-17, rank0=1):
@@ -247,3 +304,21 @@ def test_check_ar_svd_on_planted_evidence(tmp_path, monkeypatch):
     assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=broken)).verdict == "refuted"
     outside = dict(br, robust=[dict(x, error_on_A=x["eps"] * 1.5) for x in br["robust"]])      # robust cert outside ε
     assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=outside)).verdict == "refuted"
+
+
+def test_check_ar_svd_law_branch_cannot_refute(tmp_path, monkeypatch):
+    """A robust certificate growing faster than r/2 is loose: unverifiable-here, never refuted."""
+    monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
+    rows = [dict(beta=b, r=r, error=w / 4, tau_exact=w / 2, tau_width=w, tau_spec=1.0, explained=0.99)
+            for b, ws in ((1, (0.5, 0.1, 0.0)), (8, (1.0, 0.3, 0.2))) for r, w in zip((0, 1, 2), ws)]
+    bridge = dict(rows=rows, robust=[dict(beta=1, tau=0.02, budget=0.48, rank=3, error_on_A=0.4, eps=0.5)],
+                  exact_dim=8)
+    law = lambda slope: [dict(r=2, d=8, visible_dim=8, beta=x, eps=0.5, tau=0.01, Gamma_W=x, x=x,  # noqa: E731
+                              robust=int(x ** slope), robust_error_on_A=0.4, direct=int(x ** slope), n=10**6,
+                              L=10**6) for x in (10.0, 100.0, 1000.0)]
+    v = rank_upper.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.0)))
+    assert v.verdict == "verified", v.summary
+    v = rank_upper.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.6)))
+    assert v.verdict == "unverifiable-here" and "cannot refute an upper bound" in v.summary
+    fixed = dict(bridge, rows=[dict(r, tau_width=0.0, tau_exact=0.0, error=0.0) for r in rows])  # r_SVD_int fixed
+    assert rank_upper.check_ar_svd("smoke", data=dict(bridge=fixed, planted=law(1.0))).verdict == "refuted"
