@@ -27,7 +27,7 @@ __all__ = ["PRESETS", "PARAMETER_LABELS", "RULES", "gap_experiment", "lattice_ex
 
 #: Sizes per scale (with ``SHARED``: ``eps``, ``lat_*``, ``gap_*``): ``lat_check_gamma`` the materialised lattice
 #: check, ``sph_*`` the cap packings on the sphere, ``sph_check_factor`` the larger candidate pool of
-#: :func:`candidates_experiment` (issue 12).
+#: :func:`candidates_experiment`.
 _OWN = {
     "smoke": dict(lat_check_gamma=8.0, sph_d=[2, 3], sph_betas={2: [1e2, 1e3, 1e4], 3: [1e2, 3e2, 1e3]},
                   sph_candidates=20_000, sph_check_factor=5),
@@ -39,7 +39,7 @@ _OWN = {
                   sph_betas={2: [1e2, 1e3, 1e4, 1e5], 3: [1e2, 3e2, 1e3, 3e3, 1e4], 4: [3e1, 1e2, 3e2, 1e3]},
                   sph_candidates=2_000_000, sph_check_factor=2),
 }
-#: AR-rlower/AR-count (issue 19): ``emb_*`` the embedded instances, ``rl_*`` tolerance and window, ``count_d``.
+#: AR-rlower/AR-count: ``emb_*`` the embedded instances, ``rl_*`` tolerance and window, ``count_d``.
 _RL = dict(emb_r=[1, 2, 3], emb_gamma=3.0, rl_tol=0.10, rl_decades=2, count_d=[2, 3, 4, 6])
 PRESETS = {s: {**SHARED[s], **_OWN[s], **_RL} for s in SCALES}
 
@@ -63,7 +63,7 @@ PARAMETER_LABELS = {
     "count_d": "dimensions d of the count check (AR-count)",
 }
 
-#: Decision rules (issue 12), stated before the run.
+#: Decision rules, stated before the run.
 RULES = {
     "AR-lower": (
         "refuted unless the materialised certificate has margin > 0 (and the generic search finds at least the "
@@ -274,9 +274,9 @@ def plot_gap(rows, eps):
     return fig, {k: [r[k] for r in rs] for k in rs[0]}
 
 
-# --------------------------------------------------------------------------- AR-rlower, AR-count (issue 19)
+# --------------------------------------------------------------------------- AR-rlower, AR-count
 def embedded_lattice_head(r: int, gamma: float, *, margin: int = 8):
-    r"""The lattice instance of dimension r embedded in :math:`\mathbb R^{r+1}` (seed 004, l. 96): queries
+    r"""The lattice instance of dimension r embedded in :math:`\mathbb R^{r+1}` (the approximation-rank notes, l. 96): queries
     :math:`(c/\gamma, 1)`, keys :math:`(u/(\sqrt rR), -\|u\|^2/(2\beta))`, so that
     :math:`\beta\langle q,k\rangle=\langle c,u\rangle-\|u\|^2/2`: the log-multiplicities become a key-only coordinate.
     Returns Q, K, β and the direct logits ⟨c, u⟩ − ‖u‖²/2."""

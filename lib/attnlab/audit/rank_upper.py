@@ -67,7 +67,7 @@ _OWN = {
 }
 PRESETS = {s: {**SHARED[s], **_OWN[s]} for s in SCALES}
 
-#: The decision rules of AR-upper and AR-sphere-ball (issue 12: two-sided, stated before the run). tol = ``up_tol``.
+#: The decision rules of AR-upper and AR-sphere-ball (two-sided, stated before the run). tol = ``up_tol``.
 RULES = {
     "AR-upper": (
         "Slopes against log(1 + Γ/ε²) (r/2 = the bound's exponent), implicit families on the top asym_decades "
@@ -229,7 +229,7 @@ def r_svd_int(rows, tau):
 @memoize
 def nospeed_experiment(p: dict, seed: int):
     """AR-nospeed: a dense rank-one attention matrix (key-only head) and a sparse one of full rank; and the
-    exact-rank / approximation-rank distinction (issue 12).
+    exact-rank / approximation-rank distinction.
 
     Exact rank: the key-only head's rows are all equal (exact rank one), so softmax(βQKᵀ)V = 1·(p V) with p the
     softmax of one row of logits: O(Ld) work instead of O(nLd); both are timed (best of three) and compared.
@@ -396,7 +396,7 @@ def implicit_fits(res, tol: float = 0.10, decades: float = 2.0):
     asymptotic window β ≥ β_max / 10^decades, against log β (theory θ = (d−1)/2 on the sphere, d/2 on the ball)
     and against log(1 + Γ/ε²) (AR-upper's exponent r/2 = d/2), with 95% intervals; also the full-range slopes.
 
-    Flags (issue 12's two-sided rule, tol stated before the run): ``bracket`` lower slope ≥ (1 − tol)θ and upper
+    Flags (the two-sided rule, tol stated before the run): ``bracket`` lower slope ≥ (1 − tol)θ and upper
     slope ≤ (1 + tol)θ; ``lower_too_fast`` the lower slope's CI entirely above (1 + tol)θ; ``upper_too_slow`` the
     upper slope's CI entirely below (1 − tol)θ; against r/2 on log(1 + Γ/ε²): ``consistent`` upper slope ≤
     (1 + tol)·r/2, ``attains`` also lower slope ≥ (1 − tol)·r/2, ``slower`` the upper CI entirely below
@@ -713,7 +713,7 @@ def check_ar_nospeed(scale=None, seed: int = 0, data=None) -> Verdict:
                    f"(rows equal to {x['rows_max_abs_diff']:.1e}), so one row of logits gives the output (error "
                    f"{x['fast_max_abs_err']:.1e}, {x['speedup']:.0f}× faster than the dense product, a timing shown as "
                    f"illustration; {'measured' if exact_speed else 'not shown'}): exact low rank does give speed (as "
-                   "seed 003's Thm 1.4 does for low-rank Q or K), so this example shows no absence of speed-up. A "
+                   "the any-temperature notes's Thm 1.4 does for low-rank Q or K), so this example shows no absence of speed-up. A "
                    f"{x['approx_size']} × {x['approx_size']} head with a one-dimensional interaction has ε-rank "
                    f"{x['approx_rank']} but numerical rank {x['approx_numerical_rank']}: approximation rank "
                    f"{'is' if distinct else 'was not shown to be'} a different object. Whether low approximation rank "
@@ -1085,7 +1085,7 @@ def plot_implicit(res, eps):
     return fig, data
 
 
-# --------------------------------------------------------------------------- AR-coarse, AR-const (issue 19)
+# --------------------------------------------------------------------------- AR-coarse, AR-const
 @memoize
 def coarse_experiment(p: dict, seed: int):
     r"""AR-coarse: on the chapter's noisy head (the head of :func:`svd_experiment`, same draw) and for each (β, r),
