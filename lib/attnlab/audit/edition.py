@@ -100,11 +100,14 @@ def _split_key(key: str) -> tuple[str, str]:
 
 
 def text(key: str) -> str:
-    """The text ``{glue:text}`key``` shows: ``key`` is ``name`` or ``name:spec`` (a format spec, as in myst-nb)."""
+    """The text ``{glue:text}`key``` shows: ``key`` is ``name`` or ``name:spec`` (a format spec, as in myst-nb),
+    with numbers as a reader writes them (3.2 × 10⁸, not 3.2e+08), as the book's pages show them."""
+    from .verdict import readable  # noqa: PLC0415
+
     name, spec = _split_key(key)
     if name not in _PLAIN:
         raise KeyError(f"nothing glued under {name!r} in this run (glue it in a cell above)")
-    return format_plain_text(_PLAIN[name], spec)
+    return readable(format_plain_text(_PLAIN[name], spec))
 
 
 def _fill(template: str) -> tuple[str, set]:

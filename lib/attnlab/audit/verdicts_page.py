@@ -184,12 +184,11 @@ def findings_html(rows, page: str = "book/intro") -> str:
             hit = [r for r in mine if r["verdict"]["verdict"] in kinds]
             cells.append(f'<td style="vertical-align: top">{", ".join(claim_link(r) for r in hit) or "–"}</td>')
         body.append(f'<tr data-seed="{html.escape(s[:3], quote=True)}"><th scope="row" style="text-align: left; '
-                    f'vertical-align: top; font-weight: normal">{html.escape(name)} <span style="color: #757575">'
-                    f'(seed {html.escape(s[:3])})</span></th>{"".join(cells)}</tr>')
+                    f'vertical-align: top; font-weight: normal">{html.escape(name)}</th>{"".join(cells)}</tr>')
     head = "".join(f'<th style="text-align: left">{html.escape(g)}</th>' for g, _ in FINDING_GROUPS)
     legend = ", ".join(f"{_badge(v)}" for v in VERDICT_ORDER if any(r["verdict"]["verdict"] == v for r in rows))
-    return (f'<table class="attnlab-landing {_NO_TEX}" style="{_FIT}; font-size: 0.88em; line-height: 1.6">'
-            '<colgroup><col style="width: 19%"><col style="width: 29%"><col style="width: 29%"><col></colgroup>'
-            f'<thead><tr><th style="text-align: left">seed document</th>{head}</tr></thead>'
+    return (f'<table class="attnlab-landing {_NO_TEX}" style="{_FIT}; font-size: 0.85em; line-height: 1.45">'
+            '<colgroup><col style="width: 17%"><col style="width: 31%"><col style="width: 31%"><col></colgroup>'
+            f'<thead><tr><th style="text-align: left">document</th>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
             f'<p class="{_NO_TEX}" style="font-size: 0.85em">The bar beside each claim is its verdict: {legend}.</p>')
