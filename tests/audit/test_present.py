@@ -75,3 +75,19 @@ def test_fmt_number(v, s):
 def test_fmt_number_rejects_bad_digits():
     with pytest.raises(ValueError, match="digits"):
         fmt_number(1.0, 0)
+
+
+def test_table_typesets_tex_in_headers_and_cells_for_each_target(monkeypatch):
+    import pandas as pd
+
+    df = pd.DataFrame({"x": ["$8 L^{2} + 16 L d$", "plain"], "y": [1.5e-7, 2]})
+    book = table(df, {"x": "bytes $b(L)$", "y": "error"})
+    assert r'<span class="math notranslate nohighlight">\(b(L)\)</span>' in book
+    assert r'<span class="math notranslate nohighlight">\(8 L^{2} + 16 L d\)</span>' in book
+    assert "$" not in book and book._repr_html_() == str(book) and book._repr_markdown_() is None
+    monkeypatch.setenv("ATTNLAB_EDITION", "colab")
+    colab = table(df, {"x": "bytes $b(L)$", "y": "error"})
+    assert colab._repr_html_() is None
+    assert colab._repr_markdown_().splitlines()[:3] == ["| bytes $b(L)$ | error |", "|---|---|",
+                                                        "| $8 L^{2} + 16 L d$ | 1.50 × 10⁻⁷ |"]
+    assert table(df[["y"]], {"y": "error"})._repr_markdown_() is None  # no TeX: HTML everywhere

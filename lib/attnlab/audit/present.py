@@ -231,7 +231,7 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
     head = "".join(f'<th style="text-align: left; vertical-align: bottom">{_header_html(str(h), book)}</th>'
                    for h in shown.values())
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell(c, row[c]))}</td>" for c in shown) + "</tr>"
+        "<tr>" + "".join(f"<td>{_header_html(cell(c, row[c]), book)}</td>" for c in shown) + "</tr>"
         for _, row in data[list(shown)].iterrows()
     )
     layout = ("table-layout: fixed; width: 100%; overflow-wrap: break-word" if wrap
@@ -240,9 +240,11 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
            if caption else "")
     out = Table(f'<table class="attnlab-table" style="{layout}; font-size: 0.9em">{cap}'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    if not book and any(_MATH.search(str(h)) for h in shown.values()):
+    has_math = any(_MATH.search(str(h)) for h in shown.values()) or any(
+        _MATH.search(cell(c, row[c])) for _, row in data[list(shown)].iterrows() for c in shown)
+    if not book and has_math:
         # Outside the book (the Colab edition, Jupyter) TeX in HTML is not typeset: show a Markdown table, whose
-        # dollars the notebook's Markdown renderer typesets.
+        # dollars the notebook's Markdown renderer typesets (headers and cells alike).
         def md(text):
             return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -256,7 +258,7 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
 
 
 class Table(Html):
-    """A table from :func:`table`: HTML, or (outside the book, when a header holds TeX) a Markdown table."""
+    """A table from :func:`table`: HTML, or (outside the book, when a header or a cell holds TeX) a Markdown table."""
 
     markdown: str | None = None
 

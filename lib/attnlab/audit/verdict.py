@@ -83,6 +83,7 @@ def sci(mantissa: str, exponent: int) -> str:
 
 _E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w.])")
 _WHOLE_FLOAT = re.compile(r"(?<![\w.,])(-?\d{4,})\.0(?![\d.])")
+_WHOLE_FLOAT_SEP = re.compile(r"(?<![\w.,])(-?\d{1,3}(?:,\d{3})+)\.0(?![\d.])")
 
 
 def readable(text: str) -> str:
@@ -92,10 +93,11 @@ def readable(text: str) -> str:
     Examples
     --------
     >>> from attnlab.audit.verdict import readable
-    >>> readable("err 3.2e+08 at n = 1000000.0, eps=1e-12 (x.1e5 kept)")
-    'err 3.2 × 10⁸ at n = 1,000,000, eps=10⁻¹² (x.1e5 kept)'
+    >>> readable("err 3.2e+08 at n = 1000000.0 or 2,981.0, eps=1e-12 (x.1e5 kept)")
+    'err 3.2 × 10⁸ at n = 1,000,000 or 2,981, eps=10⁻¹² (x.1e5 kept)'
     """
     text = _E_NOTATION.sub(lambda m: sci(m.group(1), int(m.group(2))), text)
+    text = _WHOLE_FLOAT_SEP.sub(lambda m: m.group(1), text)
     return _WHOLE_FLOAT.sub(lambda m: f"{int(m.group(1)):,}", text)
 
 

@@ -27,8 +27,8 @@ VERDICT_ORDER = ("verified", "loose", "corrected", "refuted", "unverifiable-here
 #: A colour per verdict (:data:`attnlab.audit.verdict.VERDICT_STYLE`), for a bar beside the word.
 _COLOUR = {k: v[0] for k, v in VERDICT_STYLE.items()}
 
-#: Overview column widths (% of the text column) per verdict; the seed names take the rest (25%).
-_WIDTH = {"verified": 12, "loose": 10, "corrected": 13, "refuted": 11, "unverifiable-here": 17.5, "pending": 11.5}
+#: Overview column widths (% of the text column) per verdict; the document names take the rest (22%).
+_WIDTH = {"verified": 13, "loose": 10, "corrected": 14.5, "refuted": 12.5, "unverifiable-here": 16, "pending": 12}
 
 _FIT = "table-layout: fixed; width: 100%; overflow-wrap: break-word"  # never wider than the text column
 _NO_TEX = "tex2jax_ignore mathjax_ignore"
@@ -94,7 +94,7 @@ def overview_html(rows) -> str:
                     f'<span style="color: #757575">({sum(counts.values())})</span></th>{cells(counts)}</tr>')
     body.append(f'<tr><th scope="row" style="text-align: left">all documents ({len(rows)})</th>'
                 f"{cells(verdict_counts(rows))}</tr>")
-    head = "".join(f'<th style="text-align: center; font-size: 0.9em">{_badge(v)}</th>' for v in cols)
+    head = "".join(f'<th style="text-align: center; font-size: 0.8em">{_badge(v)}</th>' for v in cols)
     legend = "; ".join(f"<strong>{html.escape(v)}</strong>: {html.escape(VERDICTS[v])}" for v in cols)
     # widths that hold each header word ("corrected", "unverifiable-" + "here") in a 650 px column
     widths = "".join(f'<col style="width: {_WIDTH.get(v, 11)}%">' for v in cols)
@@ -187,7 +187,7 @@ def findings_html(rows, page: str = "book/intro") -> str:
                     f'vertical-align: top; font-weight: normal">{html.escape(name)}</th>{"".join(cells)}</tr>')
     head = "".join(f'<th style="text-align: left">{html.escape(g)}</th>' for g, _ in FINDING_GROUPS)
     legend = ", ".join(f"{_badge(v)}" for v in VERDICT_ORDER if any(r["verdict"]["verdict"] == v for r in rows))
-    return (f'<table class="attnlab-landing {_NO_TEX}" style="{_FIT}; font-size: 0.85em; line-height: 1.45">'
+    return (f'<table class="attnlab-landing {_NO_TEX}" style="{_FIT}; font-size: 0.82em; line-height: 1.3">'
             '<colgroup><col style="width: 17%"><col style="width: 31%"><col style="width: 31%"><col></colgroup>'
             f'<thead><tr><th style="text-align: left">document</th>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
