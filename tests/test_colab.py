@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import make_colab  # noqa: E402
 
 from attnlab.audit import edition  # noqa: E402
+from attnlab.audit.verdict import readable  # noqa: E402
 
 EDITIONS = sorted((ROOT / "colab").glob("*.ipynb"))
 MACROS = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
@@ -199,8 +200,8 @@ def test_edition_runs_for_a_reader(path, reader_env):
         m = re.search(r"markdown\((r'''(.*)'''|'.*')\)\s*$", cell.source, re.S)
         if m:
             template = m.group(2) if m.group(2) is not None else eval(m.group(1))  # noqa: S307
-            want = make_colab.GLUE_ROLE.sub(
-                lambda g: edition.format_plain_text(*_plain_and_spec(probe["plain"], g.group(0))), template)
+            want = make_colab.GLUE_ROLE.sub(  # as myst-nb formats it, numbers then written for a reader
+                lambda g: readable(edition.format_plain_text(*_plain_and_spec(probe["plain"], g.group(0)))), template)
             assert want in text, f"{path.name}: rendered prose differs from the run's glued values"
 
 
