@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -40,19 +39,10 @@ EXTRACTION = dict(n=(256,), model="HuggingFaceTB/SmolLM2-135M-Instruct (GGUF Q4_
 
 
 def data_dir() -> Path:
-    """``$ATTNLAB_DATA_DIR/decoder_heads`` if that is set, else ``data/decoder_heads`` of this checkout (or of the
-    nearest folder at or above the working directory that has one)."""
-    env = os.environ.get("ATTNLAB_DATA_DIR")
-    if env:
-        return Path(env) / "decoder_heads"
-    here = Path(__file__).resolve().parents[3] / "data" / "decoder_heads"
-    if here.is_dir():
-        return here
-    for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "data" / "decoder_heads").is_dir():
-            return folder / "data" / "decoder_heads"
-    raise FileNotFoundError("data/decoder_heads not found: run from a clone of the repository or set "
-                            "ATTNLAB_DATA_DIR to the repository's data/ folder")
+    """The folder of the shipped decoder arrays: :func:`attnlab.audit.real_heads.data_folder` of ``decoder_heads``."""
+    from .real_heads import data_folder  # noqa: PLC0415
+
+    return data_folder("decoder_heads")
 
 
 def _sha256(path: Path) -> str:

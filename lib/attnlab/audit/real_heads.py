@@ -40,31 +40,37 @@ from .scale import preset
 from .stats import clopper_pearson
 from .verdict import Verdict
 
-__all__ = ["DATA_DIR", "data_dir", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",
+__all__ = ["DATA_DIR", "data_folder", "data_dir", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",
            "provenance", "validation", "data_hash", "spectra_experiment", "calibration_experiment",
            "calibration_summary", "pareto_experiment", "ey_experiment", "norm_experiment", "visible_experiment",
            "tail_sharpness", "pda_headline_evidence", "check_lr_energy", "check_pda_ey", "check_pda_norm", "check_ar_visible", "check_ar_bert",
            "plot_spectra", "plot_temperature", "plot_pareto", "plot_norms", "plot_visible"]
 
 #: The shipped data: texts, heads, provenance, validation against transformers.
-def data_dir() -> Path:
-    """The folder of the shipped arrays (``DATA_DIR``, resolved when used).
+def data_folder(name: str) -> Path:
+    """The folder ``data/<name>`` of shipped arrays, resolved when used.
 
-    ``$ATTNLAB_DATA_DIR/real_heads`` if that is set; else ``data/real_heads`` of the checkout this package lives in
+    ``$ATTNLAB_DATA_DIR/<name>`` if that is set; else ``data/<name>`` of the checkout this package lives in
     (an editable install); else that of the nearest folder at or above the working directory that has one: a normal
     install runs the chapter from ``notebooks/`` of a clone (the Colab edition's first cell makes one).
     """
     env = os.environ.get("ATTNLAB_DATA_DIR")
     if env:
-        return Path(env) / "real_heads"
-    here = Path(__file__).resolve().parents[3] / "data" / "real_heads"
+        return Path(env) / name
+    here = Path(__file__).resolve().parents[3] / "data" / name
     if here.is_dir():
         return here
     for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "data" / "real_heads").is_dir():
-            return folder / "data" / "real_heads"
-    raise FileNotFoundError("data/real_heads not found: run the chapter from a clone of the repository (its "
+        if (folder / "data" / name).is_dir():
+            return folder / "data" / name
+    raise FileNotFoundError(f"data/{name} not found: run the chapter from a clone of the repository (its "
                             "notebooks/ folder) or set ATTNLAB_DATA_DIR to the repository's data/ folder")
+
+
+def data_dir() -> Path:
+    """The folder of the shipped MiniLM arrays (``DATA_DIR``, resolved when used): :func:`data_folder` of
+    ``real_heads``."""
+    return data_folder("real_heads")
 
 
 def __getattr__(name):  # DATA_DIR is looked up when used, so that a chapter's working directory counts
