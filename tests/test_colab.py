@@ -6,6 +6,7 @@ chapter's edition executed at the smoke scale outside the repository. It then re
 """
 import json
 import os
+import fcntl
 import re
 import shutil
 import subprocess
@@ -36,6 +37,16 @@ def test_editions_in_sync_with_the_chapters():
     assert out.returncode == 0, out.stdout + out.stderr + "\nrun: python scripts/make_colab.py"
     chapters = {Path(d).name for _, d in make_colab.load_book().chapters}
     assert {p.stem for p in EDITIONS} == chapters
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
+def test_edition_holds_the_chapters_code(path):
+    """Every code cell of the chapter but its bootstrap is in the edition, verbatim: running the edition runs the
+    chapter's code (which is why the test run executes each chapter once, as its edition)."""
+    chapter = nbformat.read(ROOT / "notebooks" / path.name, 4)
+    edition_code = [c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
+    missing = [c.source[:120] for c in chapter.cells[1:] if c.cell_type == "code" and c.source not in edition_code]
+    assert "Colab bootstrap" in chapter.cells[0].source and not missing, missing
 
 
 @pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.name)
@@ -135,13 +146,7 @@ nbformat.write(nb, out)
 '''
 
 
-@pytest.fixture(scope="module")
-def reader_env(tmp_path_factory):
-    if shutil.which("git") is None:
-        pytest.skip("git is needed to clone the repository")
-    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
-        pytest.skip("not a git checkout with commits")
-    base = tmp_path_factory.mktemp("reader")
+def _make_reader_env(base: Path) -> dict:
     clone = base / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     branch = subprocess.run(["git", "-C", str(clone), "rev-parse", "--abbrev-ref", "HEAD"], capture_output=True,
@@ -155,12 +160,36 @@ def reader_env(tmp_path_factory):
     env = dict(os.environ, PATH=f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}", ATTNLAB_BOOTSTRAP_FORCE="1",
                ATTNLAB_REPO_URL=clone.as_uri(), ATTNLAB_REPO_REF=branch, ATTNLAB_SRC_DIR=str(base / "src"),
                ATTNLAB_SCALE="smoke")
-    for k in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_EDITION", "ATTNLAB_FIGURE_DIR", "MPLBACKEND", "ATTNLAB_CACHE_DIR"):
+    for k in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_EDITION", "ATTNLAB_FIGURE_DIR", "MPLBACKEND", "ATTNLAB_CACHE_DIR",
+              "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         env.pop(k, None)
     (base / "driver.py").write_text(DRIVER)
-    run_dir = base / "run"
-    run_dir.mkdir()
-    return dict(py=py, env=env, base=base, run=run_dir, clone=clone)
+    (base / "run").mkdir()
+    return dict(py=str(py), env=env, base=str(base), run=str(base / "run"), clone=str(clone))
+
+
+@pytest.fixture(scope="session")
+def reader_env(tmp_path_factory):
+    """One clone and one fresh virtual environment for the whole run, shared by the pytest-xdist workers (the
+    first worker makes it under a lock; the others wait for it and reuse it)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to clone the repository")
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout with commits")
+    from conftest import shared_tmp
+
+    base = shared_tmp(tmp_path_factory) / "reader"
+    base.mkdir(exist_ok=True)
+    ready = base / "ready.json"
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not ready.exists():
+                ready.write_text(json.dumps(_make_reader_env(base)))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    r = json.loads(ready.read_text())
+    return {k: (Path(v) if k in ("py", "base", "run", "clone") else v) for k, v in r.items()}
 
 
 @pytest.mark.slow
@@ -170,16 +199,18 @@ def test_edition_runs_for_a_reader(path, reader_env):
     work = r["run"] / path.name
     shutil.copy(r["clone"] / "colab" / path.name, work)
     out = r["run"] / f"done-{path.name}"
-    # Experiments are memoized on the hash of the package's sources and the NumPy/SciPy versions: when the clone's
-    # package equals this checkout's, the edition reads back what the chapters' own smoke runs computed (this test
-    # is about the install, the conversion and the rendering; the numbers are computed either way).
-    env = dict(r["env"], ATTNLAB_CACHE_DIR=os.environ["ATTNLAB_CACHE_DIR"])
+    # This run is the chapter's one execution at the smoke scale in a test run (the edition holds the chapter's code
+    # cells: test_edition_holds_the_chapters_code). Experiments are memoized on the hash of the package's sources and
+    # the NumPy/SciPy versions, in the run's shared cache: an experiment two chapters use is computed once.
+    figures = r["run"] / f"figures-{path.stem}"
+    env = dict(r["env"], ATTNLAB_CACHE_DIR=os.environ["ATTNLAB_CACHE_DIR"], ATTNLAB_FIGURE_DIR=str(figures))
     proc = subprocess.run([str(r["py"]), str(r["base"] / "driver.py"), str(work), str(out)], env=env,
                           cwd=r["run"], capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
     nb = nbformat.read(out, 4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors[0].get("evalue")
+    assert list(figures.glob("*.pdf")), f"{path.name}: the run saved no figure"
     probe = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream"))
     assert probe["pending"] == [], f"displays still waiting for {probe['pending']}"
     # the installed package is the normal install from the clone, not this checkout
