@@ -192,8 +192,8 @@ def load_llama_gguf(path):
         raise TypeError(f"path must be a str or path, got {type(path).__name__}")
     if not Path(path).is_file():
         raise ValueError(f"path {str(path)!r} does not exist")
-    from gguf import GGUFReader
-    from gguf.quants import dequantize
+    from gguf import GGUFReader  # noqa: PLC0415
+    from gguf.quants import dequantize  # noqa: PLC0415
 
     r = GGUFReader(str(path))
     arch = _gguf_field(r, "general.architecture")
@@ -272,7 +272,8 @@ def llama_tokenizer(path):
 
     The vocabulary and merges are ``tokenizer.ggml.tokens`` and ``tokenizer.ggml.merges``; tokens of type 3
     (control) are special tokens; the pre-tokenizer splits digits one by one and then applies the GPT-2 byte-level
-    regex (what llama.cpp's ``smollm`` pre-tokenizer does). A text is encoded without a BOS token; :func:`llama_tokenize`
+    regex (what llama.cpp's ``smollm`` pre-tokenizer does). A text is encoded without a BOS token;
+    :func:`llama_tokenize`
     adds it.
 
     Parameters
@@ -302,8 +303,8 @@ def llama_tokenizer(path):
         raise TypeError(f"path must be a str or path, got {type(path).__name__}")
     if not Path(path).is_file():
         raise ValueError(f"path {str(path)!r} does not exist")
-    from gguf import GGUFReader
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from gguf import GGUFReader  # noqa: PLC0415
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers  # noqa: PLC0415
 
     r = GGUFReader(str(path))
     model = _gguf_field(r, "tokenizer.ggml.model")
@@ -449,7 +450,8 @@ def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = Tru
     rep = H // G
     x = weights["embed"][ids].astype(dt)
     cos, sin = _rope(n, dh, c.rope_base, dt)
-    Qs, Ks, Vs = np.empty((c.layers, H, n, dh), dt), np.empty((c.layers, G, n, dh), dt), np.empty((c.layers, G, n, dh), dt)
+    Qs = np.empty((c.layers, H, n, dh), dt)
+    Ks, Vs = np.empty((c.layers, G, n, dh), dt), np.empty((c.layers, G, n, dh), dt)
     Ps = np.empty((c.layers, H, n, n), dt) if attention else None
     scale = dt.type(1 / math.sqrt(dh))
     mask = np.triu(np.ones((n, n), dtype=bool), 1)

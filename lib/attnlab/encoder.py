@@ -183,7 +183,7 @@ def load_bert(model_dir):
     config = BertConfig(hidden=cfg["hidden_size"], layers=cfg["num_hidden_layers"], heads=cfg["num_attention_heads"],
                         intermediate=cfg["intermediate_size"], vocab=cfg["vocab_size"],
                         max_positions=cfg["max_position_embeddings"], layer_norm_eps=float(cfg["layer_norm_eps"]))
-    from safetensors.numpy import load_file
+    from safetensors.numpy import load_file  # noqa: PLC0415
 
     raw = load_file(str(d / "model.safetensors"))
     weights = {(k[5:] if k.startswith("bert.") else k): v for k, v in raw.items()}
@@ -284,7 +284,7 @@ def bert_tokenize(text, n, tokenizer_file):
         raise TypeError(f"tokenizer_file must be a str or path, got {type(tokenizer_file).__name__}")
     if not Path(tokenizer_file).is_file():
         raise ValueError(f"tokenizer_file {str(tokenizer_file)!r} does not exist")
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # noqa: PLC0415
 
     tok = Tokenizer.from_file(str(tokenizer_file))
     tok.no_truncation()

@@ -28,10 +28,9 @@ The book's experiments and the verdict on the claim are in :mod:`attnlab.audit.g
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
-from array_api_compat import array_namespace, is_array_api_obj, is_cupy_namespace, is_numpy_namespace
+from array_api_compat import array_namespace, is_array_api_obj
 
 from ._validate import positive_int
 from .exact import attention, attention_blocked
@@ -216,7 +215,9 @@ def attention_loss_grad(A1, A2, A3, X, Y, E):
 
 
 def attention_loss_grad_printed(A1, A2, A3, X, Y, E):
-    r"""The form printed in seed 003, Thm 4.3: :math:`A_1^\top(F\circ G - F\,\mathrm{diag}((F\circ G^\top)\mathbf 1))A_2`.
+    r"""The gradient as printed in the attention-complexity paper (Thm 4.3), which differs from the true one.
+
+    :math:`A_1^\top(F\circ G - F\,\mathrm{diag}((F\circ G^\top)\mathbf 1))A_2`.
 
     This is **not** the gradient of :func:`attention_loss` (entry (i, j) of the bracket differs from the correct
     one by :math:`F_{ij}(r_i - s_j)`, with :math:`s = (F\circ G^\top)\mathbf 1`); it is given to measure how far

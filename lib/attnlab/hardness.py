@@ -380,7 +380,7 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
 
 # --------------------------------------------------------------------------- integer Max-IP (Lemma 5.3)
 def maxip_instance(A, Bv, C0: float):
-    r"""The instance of Lemma 5.3: :math:`Q = C_0A`, :math:`K = B` for integer vectors, scores :math:`C_0\,a_i\cdot b_j`.
+    r"""The instance of Lemma 5.3: :math:`Q = C_0A`, :math:`K = B` for integer vectors, scores :math:`C_0 a_i\cdot b_j`.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-r"""Johnson–Lindenstrauss for inner products: bounds, exact tails, decay rates and the projection dimensions they demand.
+r"""Johnson–Lindenstrauss for inner products: bounds, exact tails, decay rates and the dimensions they demand.
 
 Everything here rests on one reduction. For a Gaussian :math:`P\in\mathbb R^{m\times d}`
 with :math:`\mathcal N(0,1/m)` entries and unit :math:`u, v` with

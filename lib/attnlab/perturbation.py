@@ -131,7 +131,7 @@ def oscillation(h, axis: int = -1):
 
 
 def tanh_bound(h, axis: int = -1):
-    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
+    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on the softmax change :math:`\|f(x+h)-f(x)\|_1`.
 
     Valid for every ``x`` and sharp (:func:`tanh_sharp_instance`); it never exceeds 2, the largest
     :math:`\ell_1` distance between two probability vectors, and it is at most :math:`\mathrm{osc}(h)/2
@@ -414,7 +414,7 @@ def tanh_ratio(Z, grad: bool = False):
 
 # --------------------------------------------------------------------------- analytic instances
 def lipschitz_instance(t: float):
-    r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t \to 1`.
+    r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t`.
 
     It shows that the best constant of the Lipschitz form :math:`\|f(x+h)-f(x)\|_1 \le c\|h\|_\infty` is 1
     (claim PDA-lip prints 2): the ratio tends to 1 as :math:`t \to 0`.
@@ -651,7 +651,9 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
 
 
 def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=None):
-    r"""Measure each link of PDA-chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and :math:`\tilde A` with logits moved by :math:`E`.
+    r"""Measure each link of the error chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and logits moved by E.
+
+    :math:`\tilde A` is :math:`A` with its logits moved by :math:`E`.
 
     Two perturbations with :math:`\|E\|_{\max} = \epsilon` are measured in the same pass: ``"random"``,
     independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[seed, L_q, b]`` for row block

@@ -1,4 +1,4 @@
-r"""Approximation rank of a row-stochastic matrix: the operator identity and the upper and lower certificates (seed 004).
+r"""Approximation rank of a row-stochastic matrix: the operator identity and the upper and lower certificates.
 
 The approximation rank of a row-stochastic matrix :math:`A\in\mathbb R^{n\times L}` is
 

@@ -214,7 +214,8 @@ def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset
 
 def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
     r"""A head of full visible dimension whose keys lie near an r-dimensional subspace (AR-svd): queries uniform in
-    :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus :math:`\mathcal N(0,\sigma^2 I_d)`.
+    :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus
+    :math:`\mathcal N(0,\sigma^2 I_d)`.
 
     Parameters
     ----------
@@ -309,7 +310,8 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     nonnegative_int(margin, "margin")
     h = _lat.cell_half_width(d, eps)
     if h is None:
-        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
+        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
     R = math.ceil(gamma) + margin
     grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
     g = math.floor(gamma)
@@ -450,7 +452,8 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
     positive_real(beta, "beta")
     eps = _eps(eps)
     if eps >= 1:
-        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
+        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
     positive_int(n_candidates, "n_candidates")
     generator(rng)
     rho = _sph.cap_radius(d, beta, eps)

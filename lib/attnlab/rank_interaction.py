@@ -56,7 +56,9 @@ def _finite_scores(S, name):
 
 @dataclass
 class VisibleInteraction:
-    r"""The exact logit decomposition :math:`\langle q_i,k_j\rangle = \langle a_i,b_j\rangle + \text{row}_i + \text{key}_j`.
+    r"""The exact logit decomposition :math:`\langle q_i,k_j\rangle = \langle a_i,b_j\rangle + r_i + t_j`.
+
+    :math:`r_i` depends on the row only and :math:`t_j` on the key only: softmax does not see them.
 
     Made by :func:`visible_interaction_dim`.
 
@@ -112,7 +114,8 @@ def visible_interaction_dim(Q, K, tol: float = 1e-10) -> VisibleInteraction:
     With :math:`u_i = q_i - q_1` and :math:`t_j = k_j - k_1`,
 
     .. math::
-        \langle q_i,k_j\rangle = \underbrace{\langle q_i,k_1\rangle}_{\text{row}} + \underbrace{\langle q_1,t_j\rangle}_{\text{key}}
+        \langle q_i,k_j\rangle = \underbrace{\langle q_i,k_1\rangle}_{\text{row}}
+        + \underbrace{\langle q_1,t_j\rangle}_{\text{key}}
         + \langle u_i, s_j\rangle,
 
     and :math:`\langle u_i,s_j\rangle = \langle a_i,b_j\rangle` in an orthonormal basis of V. Ranks use the

@@ -100,7 +100,7 @@ def lattice_row_count(d: int, gamma: float) -> int:
 
 
 def lattice_beta(d: int, gamma: float, margin: int = 8) -> float:
-    r"""Inverse temperature :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` of the lattice instance at scale γ.
+    r"""Inverse temperature :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` of the lattice at scale γ.
 
     Parameters
     ----------
@@ -456,8 +456,10 @@ def kron_error_bound(A1, B1, d: int) -> float:
 
 
 def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_max: int = 4096):
-    r"""Upper certificate of the lattice instance: :math:`B = B_1^{\otimes d}` (ball rows), :math:`B_1` a truncated SVD of
-    the 1-D factor :func:`lattice_1d`, or B = A (rank ≤ n, the row count) when that is smaller.
+    r"""Upper certificate of the lattice instance: :math:`B = B_1^{\otimes d}` (ball rows), or B = A.
+
+    :math:`B_1` is a truncated SVD of the 1-D factor :func:`lattice_1d`; B = A (rank ≤ n, the row count) is
+    returned when that is smaller.
 
     For rows :math:`a=\otimes_k a_k`, :math:`b=\otimes_k b_k` the telescoping sum
     :math:`a-b=\sum_k b_1\otimes\dots\otimes b_{k-1}\otimes(a_k-b_k)\otimes a_{k+1}\otimes\dots\otimes a_d` and

@@ -183,7 +183,10 @@ def tail_norm(s, r: int) -> float:
 
 
 def powerlaw_tail_bound(C, alpha, r):
-    r"""PDA §3.6: if :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`.
+    r"""The tail bound of a power-law spectrum on the error of the best rank-r approximation.
+
+    If :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`
+    (the PDA draft's §3.6).
 
     The bound needs only :math:`\alpha > 1/2` (the sum :math:`\sum_{k>r} k^{-2\alpha}` is at most
     :math:`\int_r^\infty x^{-2\alpha}dx`); where :math:`\alpha \le 1/2` there is no bound and the result is ``inf``.

@@ -503,7 +503,8 @@ def _hermite_degree(r, tmax, tol):
     r"""Smallest p with :math:`K e^{t^2/2} (\sqrt2 r)^p / \sqrt{p!} / (1 - \sqrt2 r) \le tol` for t <= tmax:
     the relative error of the Hermite expansion of :math:`e^{-(t-s)^2}` for |s| <= r, far box at distance t."""
     K, x = 1.09, math.sqrt(2) * r
-    logtol = math.log(tol) - math.log(K) + math.log1p(-x) - tmax**2 / 2 - 2 * tmax * r - r**2  # relative to e^{-(t-s)^2}
+    # relative to e^{-(t-s)^2}
+    logtol = math.log(tol) - math.log(K) + math.log1p(-x) - tmax**2 / 2 - 2 * tmax * r - r**2
     p = 1
     while p * math.log(x) - special.gammaln(p + 1) / 2 > logtol:
         p += 1
@@ -523,8 +524,8 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     :math:`|h_a(t)| \le 1.09\cdot 2^{a/2}\sqrt{a!}\,e^{-t^2/2}` makes the relative error of a far box grow like
     :math:`e^{t^2/2}`, so the degree p grows with :math:`(k_{\max} - k_{\min})^2`; and a far box sums terms near
     :math:`e^{|2ts|}` to a value near :math:`e^{-|2ts|}`, so the box width shrinks like :math:`1/\max|q - k|` to keep
-    that cancellation below :math:`\eta/10`. The route is near-linear in n but not polylogarithmic in B. Boxes are summed in the log domain (each box scaled by its own largest
-    weight), so it does not overflow; NumPy only.
+    that cancellation below :math:`\eta/10`. The route is near-linear in n but not polylogarithmic in B. Boxes are
+    summed in the log domain (each box scaled by its own largest weight), so it does not overflow; NumPy only.
 
     Parameters
     ----------
