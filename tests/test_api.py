@@ -128,3 +128,12 @@ def test_examples_run_in_a_fresh_namespace(item):
         t.globs = {}
         runner.run(t)
     assert runner.failures == 0, f"{name}: {runner.failures} example(s) failed in a fresh namespace"
+
+
+def test_api_page_lists_the_index_and_every_module():
+    """book/api.md (the book's API page, autodoc) names every index entry and documents every module."""
+    page = (LIB.parents[1] / "book" / "api.md").read_text()
+    for name in attnlab.__all__:
+        assert f"~{getattr(attnlab, name).__module__}.{name}\n" in page, name
+    for mod in attnlab.MODULES:
+        assert f".. automodule:: attnlab.{mod}\n" in page, mod

@@ -338,11 +338,9 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
 
     Counts, for the call ``attention_1d(q, k, v, eps)`` with values of range ``v_range`` and ``d_v`` columns:
     ``bands`` (query bands with queries), ``nodes`` (Chebyshev nodes, g + 1 per band), ``exps`` (exponentials
-    :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and the
-    cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n
-ceil +
-    n_q\lceil\log_2 n_q
-ceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
+    :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and
+    the cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n\rceil +
+    n_q\lceil\log_2 n_q\rceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
     band cuts), and their sum ``ops``; also ``g``, ``L``, ``band_keys`` (kept keys per band). With ``run=False``
     (default) nothing is exponentiated: the band logic of the core runs and the work is counted; with ``run=True``
     (``v`` given) the call is computed and counted, and ``(output, counts)`` is returned.
@@ -987,7 +985,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     eps : float
         Target absolute error per entry (the accounting of Eq. (1) with the pseudocode's η = ε/(14 max(1, B))).
     B : float, optional
-        The entry bound (default: the largest |entry| of q, k and v).
+        The entry bound (default: the largest absolute entry of q, k and v).
     oracle : callable, optional
         ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
         :class:`BruteForceHalfspaceOracle`).
