@@ -1,4 +1,4 @@
-r"""The gradient of one attention unit, and how to get it from d + 2 attention calls (claim AT-grad).
+r"""The gradient of one attention unit, and how to get it from d + 2 attention calls (the book's chapter 5).
 
 Seed 003 (Gupta, Huang, Saha, Xu, Ye 2025, §4, Thm 4.3) studies the loss
 
@@ -143,7 +143,7 @@ _RAISES = """TypeError
 
 
 def attention_loss(A1, A2, A3, X, Y, E) -> float:
-    r"""The loss :math:`\mathcal L(X) = \tfrac12\|\mathrm{rowsoftmax}(A_1XA_2^\top)A_3Y - E\|_F^2` (claim AT-grad).
+    r"""The loss :math:`\mathcal L(X) = \tfrac12\|\mathrm{rowsoftmax}(A_1XA_2^\top)A_3Y - E\|_F^2`.
 
     Parameters
     ----------
@@ -262,11 +262,11 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
 
     .. math:: \nabla_X\mathcal L = A_1^\top\Big(\sum_p \mathrm{diag}(C_{:,p})\,T_p - \mathrm{diag}(r)\,U\Big),
 
-    O(nd²) work besides the calls. With ``blocked=True`` every call is :func:`attnlab.attention_blocked`, so no
-    n×n array is ever formed (memory O(nd + threads·block²)); otherwise :func:`attnlab.attention`. Both give
-    the result of :func:`attention_loss_grad` up to rounding, and the same errors. With ``oracle``, every call is
-    ``oracle(Q, K, V)`` instead, in the order V = H, A2, diag(H[:, 0]) A2, …, diag(H[:, d-1]) A2, so an
-    approximate (or adversarial) attention oracle can stand for the calls (claim AT-precision).
+    O(nd²) work besides the calls. With ``blocked=True`` every call is :func:`attnlab.attention_blocked`, so no n×n
+    array is ever formed (memory O(nd + threads·block²)); otherwise :func:`attnlab.attention`. Both give the result of
+    :func:`attention_loss_grad` up to rounding, and the same errors. With ``oracle``, every call is ``oracle(Q, K,
+    V)`` instead, in the order V = H, A2, diag(H[:, 0]) A2, …, diag(H[:, d-1]) A2, so an approximate (or adversarial)
+    attention oracle can stand for the calls (the book's chapter 5 measures how precise it must be).
 
     Parameters
     ----------

@@ -12,9 +12,14 @@ independent (because :math:`u+v \perp u-v`), so
 The law depends on :math:`c` alone, so the worst pair :math:`(u,v)` is a
 one-dimensional search (:func:`worst_pair_tail`), and tail probabilities are
 one-dimensional integrals (:func:`inner_product_tail`), exact up to quadrature error.
-The bounds PDA's theorems rest on (claims PDA-jl, PDA-row, PDA-global) are
-:func:`jl_bound_printed`, :func:`jl_bound_chernoff` and :func:`m_theorem`; the chapter's
-experiments and verdicts are in :mod:`attnlab.audit.jl`.
+The bounds the PDA draft's theorems rest on are :func:`jl_bound_printed`, :func:`jl_bound_chernoff` and
+:func:`m_theorem`; the book audits them in chapter 1 (:mod:`attnlab.audit.jl`).
+
+References
+----------
+.. [1] W. B. Johnson, J. Lindenstrauss, "Extensions of Lipschitz mappings into a Hilbert space", 1984.
+.. [2] S. Dasgupta, A. Gupta, "An elementary proof of a theorem of Johnson and Lindenstrauss", 2003.
+.. [3] B. Laurent, P. Massart, "Adaptive estimation of a quadratic functional by model selection", 2000.
 """
 from __future__ import annotations
 
@@ -77,7 +82,7 @@ def _inner_product(c, name: str = "c") -> float:
 def jl_bound_printed(m, eps):
     r"""The bound of PDA's Thm 3.1 as printed: :math:`4e^{-m\epsilon^2/8}` (vectorised).
 
-    The seed claims :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon) \le 4e^{-m\epsilon^2/8}`
+    The PDA draft claims :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon) \le 4e^{-m\epsilon^2/8}`
     for unit u, v and a Gaussian :math:`P\in\mathbb R^{m\times d}` with :math:`\mathcal N(0,1/m)` entries,
     :math:`\epsilon\in(0,1/2)`. The formula is evaluated for any :math:`\epsilon > 0`.
 

@@ -1,9 +1,14 @@
-r"""Projection–Decomposition Attention (PDA, seed 000, Algorithm 2.1) and the parameter rule of its §5.1.
+r"""Projection–Decomposition Attention (PDA, the PDA draft's Algorithm 2.1) and the parameter rule of its §5.1.
 
 :math:`P\in\mathbb R^{d\times m}` with :math:`\mathcal N(0,1/m)` entries, :math:`\tilde S = (QP)(KP)^\top/\sqrt m` as
 printed (or :math:`/\sqrt d`, unbiased), :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`, :math:`\tilde A_r` its
-best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book's audit of the claims
-about it (PDA-total, PDA-time, PDA-space, PDA-param, PDA-headline and others) is :mod:`attnlab.audit.pda`.
+best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book audits the draft's claims
+about it (error, time, memory, the parameter rule) in chapter 4 (:mod:`attnlab.audit.pda`).
+
+References
+----------
+.. [1] N. Halko, P.-G. Martinsson, J. A. Tropp, "Finding structure with randomness", SIAM Review 53, 2011.
+.. [2] C. Eckart, G. Young, "The approximation of one matrix by another of lower rank", Psychometrika 1, 1936.
 """
 from __future__ import annotations
 
@@ -149,8 +154,8 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
 
     :math:`P` = :func:`attnlab.gaussian_projection` ``(d, m, rng)``; :math:`\tilde S` as in
     :func:`attnlab.projected_logits`: ``scaling="printed"`` divides :math:`(QP)(KP)^\top` by :math:`\sqrt m`
-    (Algorithm 2.1 as printed; biased by :math:`\sqrt{d/m}`, claim PDA-alg), ``"unbiased"`` by :math:`\sqrt d`
-    (the second half); the row softmax is shifted by the row maximum (stable at any temperature);
+    (Algorithm 2.1 as printed; biased by :math:`\sqrt{d/m}`, see the book's chapter 1), ``"unbiased"`` by
+    :math:`\sqrt d` (the second half); the row softmax is shifted by the row maximum (stable at any temperature);
     :math:`\tilde A_r` comes from
 
     - ``svd="randomized"`` (the default on NumPy and CuPy): the randomized SVD :func:`randomized_svd_op` that §4

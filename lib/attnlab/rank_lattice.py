@@ -1,4 +1,4 @@
-r"""The lattice ball of AR-lower, evaluated without materialising it (seed 004, AR-lower, AR-upper, AR-sphere-ball).
+r"""The lattice ball of the approximation-rank lower law, evaluated without materialising it.
 
 Keys: the integer points u of :math:`[-R,R]^d` with log-weight :math:`-\|u\|^2/2`; queries: every integer c with
 :math:`\|c\|\le\gamma`; logits :math:`\langle c,u\rangle-\|u\|^2/2` at inverse temperature
@@ -270,7 +270,7 @@ def lattice_query_radius(d: int, gamma: float) -> float:
 
 
 def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
-    r"""The lattice construction of AR-lower, evaluated exactly without materialising tokens.
+    r"""The lattice construction of the lower law, evaluated exactly without materialising tokens.
 
     Keys: the integer points u of the cube :math:`[-R,R]^d`, scaled to :math:`k_u = u/(\sqrt d R)` (in the
     unit ball), with log-multiplicity :math:`-\|u\|^2/2`. Queries :math:`x = c/\gamma` for message centres

@@ -1,4 +1,4 @@
-r"""The continuum sphere, evaluated without materialising it (seed 004, AR-sphere-ball, AR-upper, AR-synthetic).
+r"""The continuum sphere of the approximation-rank laws, evaluated without materialising it.
 
 Queries anywhere on :math:`S^{d-1}`, keys the uniform measure σ on it (the limit of many equal-weight tokens), rows
 :math:`p_x(k) = e^{\beta\langle x,k\rangle}/Z(\beta)`, row-ℓ1 error the :math:`L^1(\sigma)` distance. Both

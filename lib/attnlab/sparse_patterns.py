@@ -337,7 +337,7 @@ def element_ratio_error(M, A, *, causal=False):
     :math:`M` approximates :math:`A` with precision :math:`(\varepsilon_1, \varepsilon_2)` when
     ``ratio`` :math:`\le \log(1+\varepsilon_1)` (every ratio of two nonzeros kept within a factor
     :math:`1+\varepsilon_1` either way) and ``leakage`` :math:`\le \varepsilon_2`. This is the book's reading of the
-    seed's "preserving element ratios" (it names :math:`\varepsilon_1, \varepsilon_2` without a formula): both
+    summary's "preserving element ratios" (it names :math:`\varepsilon_1, \varepsilon_2` without a formula): both
     conditions are invariant under rescaling rows, as a ratio measure must be, and the leakage condition bounds each
     entry off the pattern, not their sum, so ``mass`` may still grow with :math:`L`.
 
@@ -579,13 +579,13 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
     draw costs one product of width ``max(dims)`` plus one masked row maximum per :math:`d`. Draws are processed in
     stacked batches (no Python loop over the :math:`L^2` logits).
 
-    The factorisation (the book's choices where the seed is silent): ``method="svd"`` is the seed's
+    The factorisation (the book's choices where the paper is silent): ``method="svd"`` is the paper's
     :math:`D = U\Sigma`, :math:`V` from the dense SVD (cost :math:`O(L^3)`); since :math:`X^{(1)} = U\Sigma Y = B(VY)`
     and :math:`X^{(2)} = VY`, the construction only sees :math:`G = VY`, and when :math:`B` has full rank :math:`V` is
     orthogonal and :math:`G` has the law of :math:`Y` itself, so ``method="auto"`` skips the SVD when a sparse LU
     factorisation certifies full rank (the same distribution, :math:`O(kLd)` instead of :math:`O(L^3)`), and falls back
     to the SVD otherwise; ``"identity"`` always uses :math:`B = B\,I^\top`. ``projection="orthogonal"`` draws
-    :math:`Y = \sqrt{r}\,Q` with :math:`Q` Haar-orthonormal (the seed's "random orthogonal projection"),
+    :math:`Y = \sqrt{r}\,Q` with :math:`Q` Haar-orthonormal (the paper's "random orthogonal projection"),
     ``"gaussian"`` draws i.i.d. :math:`N(0, 1)` entries.
 
     Parameters
@@ -839,10 +839,10 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
     :math:`t\notin S_i` (:math:`t\le i` if causal), :math:`\eta = \tfrac12\log(1+\varepsilon_1)`. The logits
     :math:`p_i(j)` equal :math:`b_j` on the support (ratio error 0 in exact arithmetic) and are at least :math:`\eta`
     below the leakage limit off it. With the fixed :math:`W_Q = [I; 0]`, :math:`W_K = [0; I]` the query/key dimension
-    is :math:`2k+1` at every :math:`L`: without a bound on the inputs, :math:`d = O(\log L)` (claim SP-approx) is not
-    needed. The price is the size of the inputs: entries up to about :math:`L^{2k}`; with inputs of bounded norm
-    :func:`packing_dimension_bound` forces :math:`d = \Omega(\log L)`. Computed in float64: the logits carry a rounding
-    error of about :math:`10^{-16}\sum_m |c_m| L^m`, reported in ``error`` (fine to a few thousand tokens at
+    is :math:`2k+1` at every :math:`L`: without a bound on the inputs, :math:`d = O(\log L)` (the summary's claim) is
+    not needed. The price is the size of the inputs: entries up to about :math:`L^{2k}`; with inputs of bounded norm
+    :func:`packing_dimension_bound` forces :math:`d = \Omega(\log L)`. Computed in float64: the logits carry a
+    rounding error of about :math:`10^{-16}\sum_m |c_m| L^m`, reported in ``error`` (fine to a few thousand tokens at
     :math:`k = 2`).
 
     Parameters
@@ -941,7 +941,7 @@ def packing_dimension_bound(L, R, eps2):
         d \;\ge\; \frac{\log L}{\log\big(1 + 2R/\log(1/\varepsilon_2)\big)} .
 
     With inputs of bounded norm (:math:`R` independent of :math:`L`) this is :math:`d = \Omega(\log L)`: the
-    :math:`O(\log L)` of claim SP-approx is then tight. (Any fixed :math:`W_Q, W_K` fold into :math:`q, k`.)
+    :math:`O(\log L)` of the summary is then tight. (Any fixed :math:`W_Q, W_K` fold into :math:`q, k`.)
 
     Parameters
     ----------
@@ -1015,7 +1015,7 @@ def construction_operation_count(A, d, draws, *, eps1=1.0, eps2=0.5, causal=Fals
 
     The count is exact for the operations listed in :class:`OperationCount` (the LU's elimination counted from the
     factors it actually produced); it does not depend on the machine or its load, which is how a claim about cost
-    (claim SP-robust, "polynomial time") is decided: with :math:`d \ge` :func:`sparse_dimension_bound` one draw
+    ("polynomial time", the book's chapter 11) is decided: with :math:`d \ge` :func:`sparse_dimension_bound` one draw
     succeeds with probability at least 1/2 (expected draws at most 2), so the total is the factorisation plus
     :math:`O(L^2 d)` per draw.
 

@@ -3,8 +3,8 @@ r"""The spectrum of attention matrices: singular values, energy, Eckart–Young 
 For :math:`A = \mathrm{rowsoftmax}(\beta QK^\top)` with singular values :math:`\sigma_1\ge\sigma_2\ge\dots`:
 the energy count (how many singular values hold a fraction of :math:`\|A\|_F^2`), the Eckart–Young tail
 :math:`\|A - A_r\|_F = (\sum_{k>r}\sigma_k^2)^{1/2}`, the power-law tail bound of PDA §3.6, a power-law fit
-of the spectrum with its envelope constant, and the softmax kernel :math:`\exp(\beta XY^\top)`. The book's audit
-of the claims about them (PDA-ey, LR-rank, LR-cutoff, LR-energy, LR-kernel) is :mod:`attnlab.audit.spectrum`.
+of the spectrum with its envelope constant, and the softmax kernel :math:`\exp(\beta XY^\top)`. The book audits
+the PDA draft's and the low-rank tutorial's claims about them in chapter 3 (:mod:`attnlab.audit.spectrum`).
 """
 from __future__ import annotations
 
@@ -112,9 +112,9 @@ def singular_values(A):
 def energy_count(s, frac: float = 0.9) -> int:
     r"""The number of leading singular values that hold a fraction of the energy :math:`\|A\|_F^2`.
 
-    The smallest :math:`k \ge 1` with :math:`\sum_{i\le k}\sigma_i^2 \ge \text{frac}\cdot\sum_i\sigma_i^2`
-    (seed 001's energy measure; with ``frac = 0.9`` it is called k90). Rounding in the cumulative sum is allowed
-    a relative ``1e-15``.
+    The smallest :math:`k \ge 1` with :math:`\sum_{i\le k}\sigma_i^2 \ge \text{frac}\cdot\sum_i\sigma_i^2` (the
+    low-rank tutorial's energy measure; with ``frac = 0.9`` it is called k90). Rounding in the cumulative sum is
+    allowed a relative ``1e-15``.
 
     Parameters
     ----------
