@@ -222,7 +222,7 @@ def rng_module(rng) -> types.ModuleType:
     )
 
 
-def to_numpy(x):
+def to_numpy(x) -> np.ndarray:
     """``x`` as a NumPy array, copied from the device if needed.
 
     Parameters

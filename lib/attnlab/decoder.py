@@ -155,7 +155,7 @@ def _gguf_field(reader, key):
     return part.tolist()[0]
 
 
-def load_llama_gguf(path):
+def load_llama_gguf(path) -> tuple[dict[str, np.ndarray], LlamaConfig]:
     r"""Read a Llama-type GGUF file: its weights dequantized to float32 (in the Hugging Face layout) and its shape.
 
     Parameters
@@ -326,7 +326,7 @@ def llama_tokenizer(path):
     return tok
 
 
-def llama_tokenize(text, n, tokenizer):
+def llama_tokenize(text, n, tokenizer) -> np.ndarray:
     r"""Exactly n token ids for a text: the BOS token, then the first n − 1 tokens of the text.
 
     Parameters
@@ -387,7 +387,7 @@ def _rotate(x, cos, sin):
     return x * cos + rot * sin
 
 
-def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = True):
+def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = True) -> dict:
     r"""Run the decoder on one sequence: every head's Q and K (after RoPE), V, causal weights P, and the logits.
 
     Parameters

@@ -137,7 +137,7 @@ def _check_weights(weights, config):
             raise ValueError(f"weights[{key!r}] has NaN or inf")
 
 
-def load_bert(model_dir):
+def load_bert(model_dir) -> tuple[dict[str, np.ndarray], BertConfig]:
     r"""Read a BERT encoder's weights (``model.safetensors``) and shape (``config.json``) from a directory.
 
     The weights are read with ``safetensors.numpy`` (imported here, not at ``import attnlab``); keys may carry a
@@ -240,7 +240,7 @@ def random_bert(config, rng, *, scale: float = 0.1):
     return out
 
 
-def bert_tokenize(text, n, tokenizer_file):
+def bert_tokenize(text, n, tokenizer_file) -> np.ndarray:
     r"""Exactly n token ids for a text: ``[CLS]``, the first n − 2 word pieces, ``[SEP]``.
 
     The tokenizer (``tokenizers``, imported here) is read from its ``tokenizer.json`` with its own truncation and
@@ -306,7 +306,7 @@ def _dense(x, weights, name, dtype):
     return x @ weights[name + ".weight"].astype(dtype).T + weights[name + ".bias"].astype(dtype)
 
 
-def bert_heads(weights, config, ids, *, dtype=np.float64):
+def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
     r"""Run the encoder on one sequence and return every head's Q, K, V (after bias) and attention weights P.
 
     :math:`P = \operatorname{softmax}(QK^\top/\sqrt{d_h})` row by row (no mask: every token is real), computed with

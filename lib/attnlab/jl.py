@@ -468,7 +468,7 @@ def _smallest_m(ok, lo=1, hi=1 << 40, *, hint=""):
     return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
 
 
-def m_union_exact(eps0, n_events, delta):
+def m_union_exact(eps0, n_events, delta) -> int:
     r"""Smallest m with :math:`n\cdot\max_c \Pr(|X_c - c|\ge\epsilon_0) \le \delta`: the union bound with exact tails.
 
     The worst pair is :math:`|c| = 1` (the :math:`\chi^2_m/m` law; see

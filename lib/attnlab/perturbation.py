@@ -418,7 +418,7 @@ def tanh_ratio(Z, grad: bool = False):
 
 
 # --------------------------------------------------------------------------- analytic instances
-def lipschitz_instance(t: float):
+def lipschitz_instance(t: float) -> tuple[np.ndarray, np.ndarray, float]:
     r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t`.
 
     It shows that the best constant of the Lipschitz form :math:`\|f(x+h)-f(x)\|_1 \le c\|h\|_\infty` is 1
@@ -455,7 +455,7 @@ def lipschitz_instance(t: float):
     return x, h, float(l1_change(x, h) / np.abs(h).max())
 
 
-def tanh_sharp_instance(L: int, w: float):
+def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
     r"""An instance of length ``L`` where the tanh bound holds with equality, for oscillation ``w``.
 
     :math:`h = w` on the first key and 0 elsewhere; :math:`x` gives the first key the mass

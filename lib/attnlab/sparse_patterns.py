@@ -163,7 +163,7 @@ def _support(A) -> _Support:
     return _Support(C, valid, V)
 
 
-def pattern_profile(A):
+def pattern_profile(A) -> tuple[int, float]:
     r"""The sparsity :math:`k` and ratio variation :math:`\gamma` of a target pattern.
 
     :math:`k = \max(\max_i |S_i|, \max_j |\{i : A_{ij} > 0\}|)` (nonzeros per row and per column) and
@@ -323,7 +323,7 @@ def _row_errors(S_supp, b, valid, off_max):
     return ratio, leak
 
 
-def element_ratio_error(M, A, *, causal=False):
+def element_ratio_error(M, A, *, causal=False) -> RatioError:
     r"""How well an attention matrix :math:`M` preserves the element ratios of a sparse target :math:`A`.
 
     With :math:`S_i = \{j : A_{ij} > 0\}` (and, if ``causal``, only keys :math:`j \le i` considered):
@@ -927,7 +927,7 @@ def _shift_poly(c, a):
     return out
 
 
-def packing_dimension_bound(L, R, eps2):
+def packing_dimension_bound(L, R, eps2) -> int:
     r"""Smallest query/key dimension any layer with bounded logits can have on a permutation target of length ``L``.
 
     If :math:`\mathrm{softmax}(QK^\top)` has leakage at most :math:`\varepsilon_2` on a permutation pattern

@@ -75,7 +75,7 @@ def _real_scalar(x, name):
 
 
 # --------------------------------------------------------------------------- singular values and their tails
-def singular_values(A):
+def singular_values(A) -> np.ndarray:
     r"""Singular values :math:`\sigma_1 \ge \sigma_2 \ge \dots \ge 0` of a matrix (LAPACK ``gesdd`` via SciPy).
 
     Parameters
@@ -182,7 +182,7 @@ def tail_norm(s, r: int) -> float:
     return float(np.sqrt(np.sum(s[r:] ** 2)))
 
 
-def powerlaw_tail_bound(C, alpha, r):
+def powerlaw_tail_bound(C, alpha, r) -> np.ndarray:
     r"""The tail bound of a power-law spectrum on the error of the best rank-r approximation.
 
     If :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`
@@ -238,7 +238,7 @@ def powerlaw_tail_bound(C, alpha, r):
     return np.where(alpha > 0.5, out, np.inf)
 
 
-def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95):
+def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95) -> dict:
     r"""Least-squares fit of a power law :math:`\sigma_k \approx c\,k^{-\alpha}` to a spectrum.
 
     Fits :math:`\log\sigma_k = \log c - \alpha\log k` over :math:`k_{lo} \le k \le k_{hi}` with
