@@ -17,9 +17,9 @@ The bounds the PDA draft's theorems rest on are :func:`jl_bound_printed`, :func:
 
 References
 ----------
-.. [1] W. B. Johnson, J. Lindenstrauss, "Extensions of Lipschitz mappings into a Hilbert space", 1984.
-.. [2] S. Dasgupta, A. Gupta, "An elementary proof of a theorem of Johnson and Lindenstrauss", 2003.
-.. [3] B. Laurent, P. Massart, "Adaptive estimation of a quadratic functional by model selection", 2000.
+- W. B. Johnson, J. Lindenstrauss, "Extensions of Lipschitz mappings into a Hilbert space", 1984.
+- S. Dasgupta, A. Gupta, "An elementary proof of a theorem of Johnson and Lindenstrauss", 2003.
+- B. Laurent, P. Massart, "Adaptive estimation of a quadratic functional by model selection", 2000.
 """
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ about it (error, time, memory, the parameter rule) in chapter 4 (:mod:`attnlab.a
 
 References
 ----------
-.. [1] N. Halko, P.-G. Martinsson, J. A. Tropp, "Finding structure with randomness", SIAM Review 53, 2011.
-.. [2] C. Eckart, G. Young, "The approximation of one matrix by another of lower rank", Psychometrika 1, 1936.
+- N. Halko, P.-G. Martinsson, J. A. Tropp, "Finding structure with randomness", SIAM Review 53, 2011.
+- C. Eckart, G. Young, "The approximation of one matrix by another of lower rank", Psychometrika 1, 1936.
 """
 from __future__ import annotations
 

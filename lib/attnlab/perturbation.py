@@ -22,8 +22,8 @@ The book audits these bounds as the PDA draft and the approximation-rank notes s
 
 References
 ----------
-.. [1] G. Cohen, E. Fausti, a sharp comparison between the Hilbert metric and total variation for softmax
-   perturbations (as cited by the approximation-rank notes).
+- G. Cohen, E. Fausti, a sharp comparison between the Hilbert metric and total variation for softmax
+  perturbations (as cited by the approximation-rank notes).
 """
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ made with a NumPy ``Generator`` and converted. The book audits the low-rank tuto
 
 References
 ----------
-.. [1] K. Choromanski et al., "Rethinking Attention with Performers", ICLR 2021.
-.. [2] S. Wang, B. Z. Li, M. Khabsa, H. Fang, H. Ma, "Linformer: Self-Attention with Linear Complexity", 2020.
-.. [3] F. X. Yu et al., "Orthogonal Random Features", NeurIPS 2016.
+- K. Choromanski et al., "Rethinking Attention with Performers", ICLR 2021.
+- S. Wang, B. Z. Li, M. Khabsa, H. Fang, H. Ma, "Linformer: Self-Attention with Linear Complexity", 2020.
+- F. X. Yu et al., "Orthogonal Random Features", NeurIPS 2016.
 """
 from __future__ import annotations
 
@@ -470,7 +470,7 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
 
     References
     ----------
-    .. [1] K. Choromanski et al., "Rethinking Attention with Performers", ICLR 2021.
+    - K. Choromanski et al., "Rethinking Attention with Performers", ICLR 2021.
     """
     m = _int(m, "m")
     rng = _generator(rng)
@@ -547,7 +547,7 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
 
     References
     ----------
-    .. [1] S. Wang, B. Z. Li, M. Khabsa, H. Fang, H. Ma, "Linformer: Self-Attention with Linear Complexity", 2020.
+    - S. Wang, B. Z. Li, M. Khabsa, H. Fang, H. Ma, "Linformer: Self-Attention with Linear Complexity", 2020.
     """
     k = _int(k, "k")
     rng = _generator(rng)
