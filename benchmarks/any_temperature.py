@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -148,7 +147,8 @@ def main(argv=None):
                exact_extrapolation={str(k): v for k, v in extrap.items()}, rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
-    print(f"speed-up at n = {top_n}, eps = 1e-3: {target['speedup']:.0f}x (error/eps {target['max_error_over_eps']:.1e})")
+    print(f"speed-up at n = {top_n}, eps = 1e-3: {target['speedup']:.0f}x "
+          f"(error/eps {target['max_error_over_eps']:.1e})")
     print(f"wrote {args.out}")
     return 0
 

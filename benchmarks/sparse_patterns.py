@@ -14,7 +14,8 @@ of the replicates rejects a law at p < 0.01; the data decide for the best law if
 rejected (``growth_laws``). The chapter never reruns this: it reads the JSON.
 
 ``--budget-s``: a length is not started when the run would pass this much wall time by the time it ends (4.5 times
-the previous length's time predicted; the record says where it stopped). The load average at the start and the end, the wall time per length and the versions are recorded.
+the previous length's time predicted; the record says where it stopped). The load average at the start and the end,
+the wall time per length and the versions are recorded.
 """
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ with an example that runs on its own."""
 import ast
 import doctest
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,21 +39,53 @@ def test_library_module_imports_no_audit_or_plotting(path):
     assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
+#: What ``import attnlab`` must not load: the book's stack, which only the ``[notebook]`` extra installs.
+HEAVY = ("matplotlib", "pandas", "sympy", "sklearn", "tqdm", "IPython", "attnlab.audit", "attnlab.plotting")
+#: The core's declared dependencies (pyproject.toml ``[project] dependencies``): exactly these.
+CORE = {"numpy", "scipy", "array-api-compat", "threadpoolctl"}
+
+
 def test_importing_attnlab_stays_light():
-    code = ("import sys, attnlab; bad = [m for m in ('matplotlib', 'pandas', 'attnlab.audit', 'attnlab.plotting') "
-            "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    code = (f"import sys, attnlab; bad = [m for m in {HEAVY!r} if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_every_public_name_is_reexported_once():
+def test_core_declares_exactly_four_dependencies():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((LIB.parents[1] / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]}
+    assert names == CORE
+    assert "notebook" in project["optional-dependencies"]  # the Colab editions install attnlab[notebook]
+    notebook = project["optional-dependencies"]["notebook"]
+    extra = {re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower() for dep in notebook}
+    assert {"sympy", "matplotlib", "scikit-learn", "tqdm", "pandas", "ipython"} <= extra
+
+
+def test_py_typed_is_shipped():
+    assert (LIB / "py.typed").exists()
+
+
+def test_index_names_are_importable_and_listed_in_the_docstring():
+    """``__all__`` is the index of the package docstring; every other public name stays importable."""
     assert len(attnlab.__all__) == len(set(attnlab.__all__))
     for name in attnlab.__all__:
         assert hasattr(attnlab, name), name
+        assert re.search(rf"^\s*{name}\b", attnlab.__doc__, flags=re.M), f"{name} is not in the index"
+    for name in _every_public_name():
+        assert hasattr(attnlab, name), name
+
+
+def _every_public_name():
+    """Every public name of the library: the union of its modules' ``__all__`` (``attnlab.__all__`` is the index)."""
+    import importlib
+
+    return sorted({n for mod in attnlab.MODULES for n in importlib.import_module(f"attnlab.{mod}").__all__})
 
 
 def _public():
-    return [(name, getattr(attnlab, name)) for name in attnlab.__all__]
+    return [(name, getattr(attnlab, name)) for name in _every_public_name()]
 
 
 def _id(item):
@@ -74,7 +107,8 @@ def test_public_name_has_numpy_style_docstring(item):
     if not callable(obj):  # constants: a comment in the module documents them
         return
     doc = inspect.getdoc(obj) or ""
-    sections = {line.strip() for line, under in zip(doc.splitlines(), doc.splitlines()[1:]) if set(under.strip()) == {"-"}}
+    lines = doc.splitlines()
+    sections = {line.strip() for line, under in zip(lines, lines[1:]) if set(under.strip()) == {"-"}}
     missing = {"Examples"} - sections
     if _takes_parameters(obj) and "Attributes" not in sections:  # a record may list its fields as Attributes
         missing |= {"Parameters"} - sections
@@ -94,3 +128,12 @@ def test_examples_run_in_a_fresh_namespace(item):
         t.globs = {}
         runner.run(t)
     assert runner.failures == 0, f"{name}: {runner.failures} example(s) failed in a fresh namespace"
+
+
+def test_api_page_lists_the_index_and_every_module():
+    """book/api.md (the book's API page, autodoc) names every index entry and documents every module."""
+    page = (LIB.parents[1] / "book" / "api.md").read_text()
+    for name in attnlab.__all__:
+        assert f"~{getattr(attnlab, name).__module__}.{name}\n" in page, name
+    for mod in attnlab.MODULES:
+        assert f".. automodule:: attnlab.{mod}\n" in page, mod

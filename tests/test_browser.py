@@ -74,7 +74,8 @@ const dollars = [];
 for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const p = n.parentElement;
   if (p.closest('pre, code, script, style, mjx-container, .highlight')) continue;
-  if (/\\$\\$|\\\\\\(|\\\\\\[|\\\\(frac|mathbb|left|langle)\\b/.test(n.textContent)) dollars.push(n.textContent.trim().slice(0, 80));
+  if (/\\$\\$|\\\\\\(|\\\\\\[|\\\\(frac|mathbb|left|langle)\\b/.test(n.textContent))
+    dollars.push(n.textContent.trim().slice(0, 80));
 }
 const imgs = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'));
 const links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
@@ -173,7 +174,8 @@ READING = r"""
 document.querySelectorAll('details').forEach(d => { d.open = true; });
 const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
 const box = col.getBoundingClientRect();
-const short = e => (e.className ? e.className + ': ' : '') + (e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 70);
+const short = e => (e.className ? e.className + ': ' : '')
+  + (e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 70);
 const wideTables = [...col.querySelectorAll('table')]
   .filter(t => t.getBoundingClientRect().right > box.right + 1 || t.scrollWidth > t.clientWidth + 1).map(short);
 const wideMath = [...col.querySelectorAll('mjx-container')].filter(m => {
@@ -197,7 +199,8 @@ for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   if (!p || p.closest('pre, code, script, style, mjx-container, .highlight, .cell_input, .attnlab-cite')) continue;
   shown.push(n.textContent);
 }
-const headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim()).filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
+const headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim())
+  .filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
 const nanCells = [...col.querySelectorAll('td')].filter(t => /^\s*(nan|NaN|None)\s*$/.test(t.textContent)).length;
 return {width: box.width, wideTables, wideMath, figures, text, headers, nanCells, shown};
 """

@@ -1,4 +1,4 @@
-"""The built book reports, at the book scale, the verdicts the tests expect (``EXPECTED`` in tests/audit/test_claims.py).
+"""The built book reports, at the book scale, the verdicts the tests expect (``EXPECTED`` of test_claims.py).
 
 The unit tests check every verdict at the smoke scale only; the book computes them again at the book scale on its
 verdicts page, and this test reads them back from the built HTML. It runs after a build (the build script calls
@@ -23,7 +23,8 @@ REQUIRE = os.environ.get("ATTNLAB_REQUIRE_BROWSER") == "1"
 def _skip_reason():
     if not PAGE.exists():
         return "the book is not built (_build/html)"
-    sources = [*ROOT.glob("lib/attnlab/**/*.py"), ROOT / "tests" / "audit" / "test_claims.py", ROOT / "book" / "verdicts.md"]
+    sources = [*ROOT.glob("lib/attnlab/**/*.py"), ROOT / "tests" / "audit" / "test_claims.py",
+               ROOT / "book" / "verdicts.md"]
     if PAGE.stat().st_mtime < max(p.stat().st_mtime for p in sources):
         return "the built book is older than the sources: rebuild to compare its verdicts"
     return None

@@ -25,7 +25,8 @@ def _skip_reason():
     page = HTML / "book" / "cite.html"
     if not page.exists():
         return f"the book is not built ({HTML})"
-    sources = [ROOT / "CITATION.cff", ROOT / "book" / "_ext" / "attnlab_cite.py", ROOT / "lib" / "attnlab" / "citation.py"]
+    sources = [ROOT / "CITATION.cff", ROOT / "book" / "_ext" / "attnlab_cite.py",
+               ROOT / "lib" / "attnlab" / "citation.py"]
     if "ATTNLAB_BUILT_HTML" not in os.environ and page.stat().st_mtime < max(p.stat().st_mtime for p in sources):
         return "the built book is older than the citation code: rebuild to check its cite items"
     return None

@@ -147,10 +147,12 @@ def test_software_and_verdict_entries_parse():
     assert key == "attnlab" and entry.type == "software"
     assert entry.fields["version"] == CFF["version"] and entry.fields["url"] == CFF["url"]
     assert entry.fields["repository"] == CFF["repository-code"] and COMMIT in entry.fields["note"]
-    v = verdict_citation(BOOK, claim="AT-log2", verdict="corrected", page_url=BOOK["url"] + "notebooks/06-hardness.html",
+    v = verdict_citation(BOOK, claim="AT-log2", verdict="corrected",
+                         page_url=BOOK["url"] + "notebooks/06-hardness.html",
                          version="0.1.0", commit=COMMIT, scale="book")
     key, entry = _one(v["bibtex"])
-    assert key == "attnlab-verdict-AT-log2" and "AT-log2" in entry.fields["title"] and "corrected" in entry.fields["title"]
+    assert key == "attnlab-verdict-AT-log2"
+    assert "AT-log2" in entry.fields["title"] and "corrected" in entry.fields["title"]
     assert all(s in v["text"] for s in ("AT-log2", "corrected", "0.1.0", COMMIT, "book scale"))
     with pytest.raises(ValueError, match="claim"):
         verdict_citation(BOOK, claim="", verdict="x", page_url="u", version="0.1.0", commit=None)
@@ -202,7 +204,8 @@ def test_a_wheel_built_from_a_git_checkout_names_its_commit_when_installed(tmp_p
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         subprocess.run(git + args, check=True, env=env, capture_output=True)
-    head = subprocess.run(git + ["rev-parse", "HEAD"], check=True, env=env, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(git + ["rev-parse", "HEAD"], check=True, env=env, capture_output=True,
+                          text=True).stdout.strip()
 
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
     wheels, target = tmp_path / "wheels", tmp_path / "site"

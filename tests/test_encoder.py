@@ -103,7 +103,8 @@ Q0 = "encoder.layer.0.attention.self.query.weight"
 BAD = [
     # BertConfig
     (lambda: BertConfig(hidden=12.0, layers=1, heads=3, intermediate=4, vocab=5, max_positions=6), TypeError, "hidden"),
-    (lambda: BertConfig(hidden=12, layers=True, heads=3, intermediate=4, vocab=5, max_positions=6), TypeError, "layers"),
+    (lambda: BertConfig(hidden=12, layers=True, heads=3, intermediate=4, vocab=5, max_positions=6), TypeError,
+     "layers"),
     (lambda: BertConfig(hidden=12, layers=0, heads=3, intermediate=4, vocab=5, max_positions=6), ValueError, "layers"),
     (lambda: BertConfig(hidden=10, layers=1, heads=3, intermediate=4, vocab=5, max_positions=6), ValueError, "heads"),
     (lambda: BertConfig(12, 1, 3, 4, 5, 6, layer_norm_eps=0.0), ValueError, "layer_norm_eps"),

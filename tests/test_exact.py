@@ -117,7 +117,8 @@ def test_bad_input(fn, name, args, kwargs, exc, msg):
         fn(*args, **kwargs)
 
 
-@pytest.mark.parametrize("name, args, kwargs, exc, msg", [b for b in BAD if not b[0].startswith(("rows", "V ", "empty d_v"))],
+@pytest.mark.parametrize("name, args, kwargs, exc, msg",
+                         [b for b in BAD if not b[0].startswith(("rows", "V ", "empty d_v"))],
                          ids=lambda v: v if isinstance(v, str) and " " in v else None)
 def test_bad_input_attention_matrix(name, args, kwargs, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -188,7 +189,8 @@ def test_scores_that_overflow_give_the_right_answer(dtype, causal):
     for beta, sign in ((1.0, 1.0), (-1.0, -1.0)):
         ref = hardmax_limit(Q / big, K / big, V, sign, causal)  # exact integer scores
         outs = [attention(Q, K, V, beta=beta, causal=causal)]
-        outs += [attention_blocked(Q, K, V, beta=beta, causal=causal, block=b, threads=t) for b in (1, 4) for t in (1, 2)]
+        outs += [attention_blocked(Q, K, V, beta=beta, causal=causal, block=b, threads=t)
+                 for b in (1, 4) for t in (1, 2)]
         for out in outs:
             assert out.dtype == dtype and np.isfinite(out).all()
             np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)

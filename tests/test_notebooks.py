@@ -23,7 +23,8 @@ def test_there_are_chapters():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_without_outputs(path):
     nb = json.loads(path.read_text())
-    dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])]
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])]
     assert not dirty, f"{path.name}: cells {dirty} carry outputs; strip them before committing"
 
 

@@ -31,7 +31,7 @@ def test_truncation_is_eckart_young():
     A = attnlab.softmax(projected_logits(Q, K, P))
     U, s, Vt = np.linalg.svd(A)
     ref = (U[:, :10] * s[:10]) @ Vt[:10] @ V
-    out, parts = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), return_parts=True)
+    out, parts = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), svd="full", return_parts=True)
     assert np.allclose(out, ref, atol=1e-12) and np.allclose(parts["s"], s[:10])
     assert np.array_equal(parts["P"], P)
 
@@ -98,12 +98,24 @@ def test_float16_and_integer_inputs():
     assert pda_attention(ints, ints, ints, 8, 4, np.random.default_rng(0)).dtype == np.float64
 
 
+def test_default_svd_is_randomized_on_numpy():
+    """The default is the randomized SVD (no dense L × L SVD); other array libraries get the full SVD."""
+    Q, K, V = _qkv()
+    default = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5))
+    randomized = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), svd="randomized")
+    np.testing.assert_array_equal(default, randomized)
+    strict = pda_attention(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 32, 10, np.random.default_rng(5))
+    full = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), svd="full")
+    np.testing.assert_allclose(np.asarray(strict), full, rtol=1e-12, atol=1e-12)
+
+
 # --------------------------------------------------------------------------- the array API standard
 @pytest.mark.parametrize("scaling", ["printed", "unbiased"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_full_svd_on_array_api_strict_matches_numpy(scaling, dtype):
     Q, K, V = (a.astype(dtype) for a in _qkv(L=40, d=6, dv=3))
-    ref, parts = pda_attention(Q, K, V, 12, 7, np.random.default_rng(4), scaling=scaling, return_parts=True)
+    ref, parts = pda_attention(Q, K, V, 12, 7, np.random.default_rng(4), scaling=scaling, svd="full",
+                               return_parts=True)
     out, sparts = pda_attention(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 12, 7, np.random.default_rng(4),
                                 scaling=scaling, return_parts=True)
     assert out.dtype == getattr(xps, dtype) and out.shape == (40, 3)

@@ -15,7 +15,8 @@ def test_entries_are_n_0_1_over_m():
     assert P.shape == (50, 400) and P.dtype == np.float64
     z = (P * math.sqrt(400)).ravel()
     assert stats.kstest(z, "norm").pvalue > 1e-3
-    # E[P P^T] = I_d: the sample mean of 200 draws is within a few standard errors (sd of an entry: sqrt(1/m) or sqrt(2/m))
+    # E[P P^T] = I_d: the sample mean of 200 draws is within a few standard errors
+    # (sd of an entry: sqrt(1/m) or sqrt(2/m))
     rng = np.random.default_rng(1)
     mean = sum(G @ G.T for G in (gaussian_projection(5, 64, rng) for _ in range(200))) / 200
     assert np.abs(mean - np.eye(5)).max() < 5 * math.sqrt(2 / 64 / 200)

@@ -1,4 +1,4 @@
-"""The visible interaction of a head, the Gibbs family, the Bregman identity, the SVD bridge (attnlab.rank_interaction)."""
+"""attnlab.rank_interaction: a head's visible interaction, the Gibbs family, the Bregman identity, the SVD bridge."""
 import numpy as np
 import pytest
 from hypothesis import given, settings

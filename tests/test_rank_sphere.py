@@ -67,8 +67,10 @@ def test_harmonic_certificate_materialised_on_the_circle():
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_cap_area_against_quadrature(d):
     for th in (0.1, 0.7, math.pi / 2, 2.0, math.pi):
-        num = integrate.quad(lambda s: math.sin(s) ** (d - 2), 0, th)[0] / integrate.quad(lambda s: math.sin(s) ** (d - 2),
-                                                                                        0, math.pi)[0]
+        def w(s):
+            return math.sin(s) ** (d - 2)
+
+        num = integrate.quad(w, 0, th)[0] / integrate.quad(w, 0, math.pi)[0]
         assert rs.cap_area(d, th) == pytest.approx(num, abs=1e-12)
 
 

@@ -1,5 +1,6 @@
 """attnlab.sparse_patterns: the construction on known targets, the element-ratio measure by hand, bad input."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 
 from attnlab import (construct_sparse_attention, element_ratio_error, log_target, pattern_profile, resample_success,
                      sparse_dimension_bound)
-from attnlab import softmax
+from attnlab import ConstructionFailedWarning, softmax
 
 RNG = np.random.default_rng
 
@@ -229,7 +230,8 @@ def test_sparse_target_gives_the_dense_results(causal):
     A = _random_target(40, 3, 1, causal)
     S = sparse.csr_array(A)
     assert pattern_profile(S) == pattern_profile(A)
-    np.testing.assert_array_equal(log_target(S, 1.0, 0.5, causal=causal).toarray(), log_target(A, 1.0, 0.5, causal=causal))
+    np.testing.assert_array_equal(log_target(S, 1.0, 0.5, causal=causal).toarray(),
+                                  log_target(A, 1.0, 0.5, causal=causal))
     kw = dict(eps1=1.0, eps2=0.5, draws=5, causal=causal, projection="gaussian")
     a = resample_success(A, [4, 16, 40], rng=RNG(2), **kw)
     b = resample_success(S, [4, 16, 40], rng=RNG(2), **kw)
@@ -243,8 +245,10 @@ def test_blocked_logits_match_the_dense_measure(monkeypatch):
 
     for causal in (False, True):
         A = _random_target(30, 2, 3, causal)
-        res = construct_sparse_attention(A, 12, eps1=1.0, eps2=0.5, rng=RNG(4), causal=causal, max_resamples=1,
-                                         projection="gaussian")
+        with warnings.catch_warnings():  # one draw: it may miss the precision, which this test does not need
+            warnings.simplefilter("ignore", ConstructionFailedWarning)
+            res = construct_sparse_attention(A, 12, eps1=1.0, eps2=0.5, rng=RNG(4), causal=causal, max_resamples=1,
+                                             projection="gaussian")
         monkeypatch.setattr(mod, "_MAX_BATCH_ENTRIES", 7 * 30)   # 7 rows per block
         mod._LAST.clear()
         ratio, leak, _ = resample_success(A, [12], eps1=1.0, eps2=0.5, rng=RNG(4), draws=1, causal=causal,
@@ -357,3 +361,14 @@ def test_operation_count_of_a_dense_lu_is_cubic():
     assert 0.5 * L**3 < c.factor < 0.8 * L**3
     # rank-deficient B (blocks of equal weights): the dense SVD's count
     assert construction_operation_count(blocks(24), 2, 1).factor == 22 * 24**3
+
+
+def test_failure_warns():
+    """A construction that meets no precision says so with a warning, not only in ``success``."""
+    A = np.eye(64)[np.random.default_rng(0).permutation(64)]
+    with pytest.warns(ConstructionFailedWarning, match="no draw of 2 met the precision"):
+        res = construct_sparse_attention(A, 2, eps1=1.0, eps2=0.5, rng=RNG(0), max_resamples=2)
+    assert not res.success
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstructionFailedWarning)
+        assert construct_sparse_attention(A, 64, eps1=1.0, eps2=0.5, rng=RNG(0)).success

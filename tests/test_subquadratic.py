@@ -358,8 +358,8 @@ def test_attention_halfspace_refuses_where_the_expansion_cancels():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(1, 400), B=st.floats(0, 50), offset=st.floats(-1e4, 1e4), eps=st.sampled_from([1e-6, 1e-10, 1e-12]),
-       seed=st.integers(0, 2**31))
+@given(n=st.integers(1, 400), B=st.floats(0, 50), offset=st.floats(-1e4, 1e4),
+       eps=st.sampled_from([1e-6, 1e-10, 1e-12]), seed=st.integers(0, 2**31))
 def test_property_guarantee_uncentred_values(n, B, offset, eps, seed):
     """Offset values: within eps, or a ValueError when eps is below twice the float64 rounding of the output."""
     rng = np.random.default_rng(seed)

@@ -20,7 +20,7 @@ _MATH = re.compile(r"(\\\(.*?\\\)|\\\[.*?\\\])", re.S)
 
 
 def _html(text: str) -> str:
-    out, depth, closing = [], 0, None
+    out, depth = [], 0
     for part in _TAG.split(text):
         if part.startswith("<"):
             m = _OPAQUE.match(part)

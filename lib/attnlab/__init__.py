@@ -1,13 +1,101 @@
-"""attnlab: the algorithms, bounds and certificates of approximate softmax attention that the attnlab book audits.
-
-Everything public is importable from here (``attnlab.softmax``, ``attnlab.pda_attention``, …); each name lives in
-the module of its topic. The core algorithms take their array namespace from their inputs (the array API standard,
-through ``array-api-compat``): NumPy, CuPy and other conforming libraries go through one code path. The book's
-experiments, checks and figures are in :mod:`attnlab.audit`, which this package never imports; the figure style is
-in :mod:`attnlab.plotting` (imported only on request, since it needs matplotlib).
 """
-import importlib as _importlib
+attnlab: exact and approximate softmax attention, with the bounds and certificates that say how good they are
+===============================================================================================================
 
+The library behind the book *attnlab: approximate softmax attention, audited*. The array functions take their
+array library from their inputs (the array API standard through ``array-api-compat``: NumPy, CuPy, …); random
+draws come from a generator you pass. ``pip install attnlab`` needs only NumPy, SciPy, array-api-compat and
+threadpoolctl; the book's experiments (:mod:`attnlab.audit`) and figure style (:mod:`attnlab.plotting`) need the
+``[notebook]`` extra and are never imported by ``import attnlab``.
+
+Below are the names most users want (``attnlab.__all__``); every other public function stays importable from
+``attnlab`` and from its module (``attnlab.<module>.__all__``, modules in ``attnlab.MODULES``). The book's API page
+documents them all.
+
+Exact attention
+---------------
+
+   attention              -- softmax(beta Q K^T) V, dense, stable at any temperature
+   attention_blocked      -- the same, tile by tile with an online softmax (memory O(L·block))
+   attention_matrix       -- the attention matrix softmax(beta Q K^T)
+   softmax                -- softmax along an axis, stable at any temperature
+   logsumexp              -- log-sum-exp along an axis
+
+Approximations
+--------------
+
+   pda_attention          -- projection then low-rank attention (PDA): rank r of softmax of projected logits
+   randomized_svd_op      -- randomized SVD of a matrix given only by its products
+   gaussian_projection    -- a d × m Gaussian random projection
+   performer_attention    -- Performer's FAVOR+ with m fresh positive random features
+   favor_attention        -- FAVOR+ at given feature directions
+   draw_omega             -- FAVOR+ feature directions (orthogonal or iid)
+   linformer_attention    -- Linformer with random sequence projections (not an estimator of attention)
+   attention_1d           -- attention with 1-D queries and keys, every entry within eps, near-linear time
+   attention_gauss_1d     -- the same through the fast Gauss transform
+   attention_2d           -- attention with 2-D queries and keys within eps, by a k-d tree
+
+Choosing m, r, k and eps
+------------------------
+
+   favor_kernel_variance  -- variance of FAVOR+'s kernel estimate with m features: how many features?
+   m_required             -- the projected dimension PDA's parameter rule demands
+   m_union_exact          -- the smallest JL dimension m for n events, from exact tails
+   m_sup_row              -- the smallest m for a row guarantee over any keys in the unit ball
+   inner_product_tail     -- exact tail of a projected inner product's error
+   energy_count           -- the rank r that holds a fraction of a matrix's energy
+   tail_norm              -- the Frobenius error of the best rank-r approximation (Eckart–Young)
+   singular_values        -- singular values of a matrix
+
+Bounds
+------
+
+   tanh_bound             -- 2 tanh(osc(h)/4): how far softmax moves when its logits move by h
+   chain_bounds           -- the bounds from a logit error to the attention output error
+   softmax_kernel         -- the softmax kernel matrix exp(beta X Y^T)
+
+Certificates
+------------
+
+   rank_upper_certificate -- an explicit rank-k matrix within row-ℓ1 error eps (upper bound on the eps-rank)
+   rank_lower_certificate -- rows and disjoint column sets that force the eps-rank up (lower bound)
+   UpperCertificate       -- the result of rank_upper_certificate
+   LowerCertificate       -- the result of rank_lower_certificate
+   row_l1_error           -- the row-ℓ1 error max_i ||A_i - B_i||_1
+   operator_error         -- the worst output error of B against A for given values
+   visible_interaction_dim -- the part of a head's logits that attention can see, and its dimension
+
+Hardness
+--------
+
+   approximate_oracle     -- an eps-approximate attention oracle, for the reductions
+   rowsum_search          -- every row sum of exp(Q K^T) from an attention oracle
+
+Sparse patterns
+---------------
+
+   construct_sparse_attention -- inputs that make a fixed layer's attention reproduce a sparse target pattern
+   ConstructionFailedWarning  -- issued when that construction meets no precision
+   pattern_profile        -- sparsity k and ratio variation gamma of a target pattern
+   element_ratio_error    -- how well an attention matrix preserves a target's element ratios
+
+Models
+------
+
+   bert_heads             -- every head's Q, K, V and attention weights of a BERT encoder (NumPy forward pass)
+   load_bert              -- read a BERT encoder's weights and shape
+   llama_heads            -- every head's Q, K, V and causal weights of a Llama-type decoder
+   load_llama_gguf        -- read a Llama-type GGUF file
+
+Backends and search
+-------------------
+
+   get_array_module       -- the array module (numpy or cupy) of some arrays
+   default_xp             -- the array module of the default backend
+   to_numpy               -- an array as NumPy, copied from the device if needed
+   make_rng               -- a seeded generator of the default (or a given) backend
+   sup_ratio              -- maximise a ratio over inputs from many starts (adversarial search)
+"""
 from .adversarial import *  # noqa: F403
 from .decoder import *  # noqa: F403
 from .encoder import *  # noqa: F403
@@ -32,7 +120,7 @@ from .subquadratic import *  # noqa: F403
 
 __version__ = "0.1.0"
 
-#: The library's modules, one topic each; ``attnlab.__all__`` is the union of their ``__all__``.
+#: The library's modules, one topic each; the union of their ``__all__`` is every public name.
 MODULES = (
     "adversarial",
     "backend",
@@ -56,4 +144,27 @@ MODULES = (
     "spectrum",
     "subquadratic",
 )
-__all__ = sorted({name for mod in MODULES for name in _importlib.import_module(f".{mod}", __name__).__all__})
+#: The index of the docstring above: what ``from attnlab import *`` and ``help(attnlab)`` show.
+__all__ = [
+    # exact attention
+    "attention", "attention_blocked", "attention_matrix", "softmax", "logsumexp",
+    # approximations
+    "pda_attention", "randomized_svd_op", "gaussian_projection", "performer_attention", "favor_attention",
+    "draw_omega", "linformer_attention", "attention_1d", "attention_gauss_1d", "attention_2d",
+    # choosing m, r, k and eps
+    "favor_kernel_variance", "m_required", "m_union_exact", "m_sup_row", "inner_product_tail", "energy_count",
+    "tail_norm", "singular_values",
+    # bounds
+    "tanh_bound", "chain_bounds", "softmax_kernel",
+    # certificates
+    "rank_upper_certificate", "rank_lower_certificate", "UpperCertificate", "LowerCertificate", "row_l1_error",
+    "operator_error", "visible_interaction_dim",
+    # hardness
+    "approximate_oracle", "rowsum_search",
+    # sparse patterns
+    "construct_sparse_attention", "ConstructionFailedWarning", "pattern_profile", "element_ratio_error",
+    # models
+    "bert_heads", "load_bert", "llama_heads", "load_llama_gguf",
+    # backends and search
+    "get_array_module", "default_xp", "to_numpy", "make_rng", "sup_ratio",
+]

@@ -7,7 +7,8 @@ sampling alone rarely lands near the worst case, an optimiser started from many 
 variables optimises every start, each objective and gradient evaluation is a single batched call
 of ``fun`` on an ``(n_starts, dim)`` array, and finite-difference gradients (when no analytic
 gradient is given) perturb coordinate ``j`` of every start in the same call. The best few starts
-are then polished one by one. Used for claims PDA-lip and AR-tanh; later chapters reuse it.
+are then polished one by one. The book's chapter 2 uses it to search for the worst constants of the softmax
+perturbation bounds; later chapters reuse it.
 """
 from __future__ import annotations
 

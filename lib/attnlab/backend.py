@@ -39,6 +39,11 @@ def default_backend() -> str:
     where a function creates arrays from nothing; computations on arrays
     follow their inputs.
 
+    Parameters
+    ----------
+    None
+        The choice comes from the environment variable ``ATTNLAB_BACKEND``, read at each call.
+
     Returns
     -------
     name : str
@@ -72,6 +77,11 @@ def default_backend() -> str:
 def default_xp() -> types.ModuleType:
     """The array module of the default backend (``numpy`` or ``cupy``).
 
+    Parameters
+    ----------
+    None
+        The choice is :func:`default_backend`'s (the environment variable ``ATTNLAB_BACKEND``).
+
     Returns
     -------
     xp : module
@@ -79,8 +89,10 @@ def default_xp() -> types.ModuleType:
 
     Raises
     ------
-    ValueError, RuntimeError
-        As :func:`default_backend`.
+    ValueError
+        ``ATTNLAB_BACKEND`` holds a value other than ``numpy``, ``cupy`` or ``auto``.
+    RuntimeError
+        ``ATTNLAB_BACKEND=cupy`` but CuPy with a GPU is not available.
 
     Examples
     --------
@@ -103,6 +115,11 @@ def is_cupy(x) -> bool:
     -------
     bool
         True when the type of ``x`` comes from the ``cupy`` package.
+
+    Raises
+    ------
+    None
+        Any object is accepted; what is not a CuPy object gives False.
 
     Examples
     --------
@@ -131,7 +148,12 @@ def get_array_module(*arrays) -> types.ModuleType:
     Returns
     -------
     xp : module
-        ``cupy`` if any argument is a CuPy object, else ``numpy``.
+        ``cupy`` if any argument is a CuPy object, else ``numpy`` (also for no argument).
+
+    Raises
+    ------
+    None
+        Any objects are accepted; only CuPy objects select CuPy.
 
     Examples
     --------
@@ -200,7 +222,7 @@ def rng_module(rng) -> types.ModuleType:
     )
 
 
-def to_numpy(x):
+def to_numpy(x) -> np.ndarray:
     """``x`` as a NumPy array, copied from the device if needed.
 
     Parameters
@@ -213,6 +235,11 @@ def to_numpy(x):
     -------
     numpy.ndarray
         The same values; NumPy input is returned as is (no copy).
+
+    Raises
+    ------
+    ValueError
+        A ragged nested list (as :func:`numpy.asarray`), or an array whose device memory DLPack cannot read.
 
     Examples
     --------

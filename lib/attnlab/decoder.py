@@ -155,7 +155,7 @@ def _gguf_field(reader, key):
     return part.tolist()[0]
 
 
-def load_llama_gguf(path):
+def load_llama_gguf(path) -> tuple[dict[str, np.ndarray], LlamaConfig]:
     r"""Read a Llama-type GGUF file: its weights dequantized to float32 (in the Hugging Face layout) and its shape.
 
     Parameters
@@ -192,8 +192,8 @@ def load_llama_gguf(path):
         raise TypeError(f"path must be a str or path, got {type(path).__name__}")
     if not Path(path).is_file():
         raise ValueError(f"path {str(path)!r} does not exist")
-    from gguf import GGUFReader
-    from gguf.quants import dequantize
+    from gguf import GGUFReader  # noqa: PLC0415
+    from gguf.quants import dequantize  # noqa: PLC0415
 
     r = GGUFReader(str(path))
     arch = _gguf_field(r, "general.architecture")
@@ -272,7 +272,8 @@ def llama_tokenizer(path):
 
     The vocabulary and merges are ``tokenizer.ggml.tokens`` and ``tokenizer.ggml.merges``; tokens of type 3
     (control) are special tokens; the pre-tokenizer splits digits one by one and then applies the GPT-2 byte-level
-    regex (what llama.cpp's ``smollm`` pre-tokenizer does). A text is encoded without a BOS token; :func:`llama_tokenize`
+    regex (what llama.cpp's ``smollm`` pre-tokenizer does). A text is encoded without a BOS token;
+    :func:`llama_tokenize`
     adds it.
 
     Parameters
@@ -302,8 +303,8 @@ def llama_tokenizer(path):
         raise TypeError(f"path must be a str or path, got {type(path).__name__}")
     if not Path(path).is_file():
         raise ValueError(f"path {str(path)!r} does not exist")
-    from gguf import GGUFReader
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from gguf import GGUFReader  # noqa: PLC0415
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers  # noqa: PLC0415
 
     r = GGUFReader(str(path))
     model = _gguf_field(r, "tokenizer.ggml.model")
@@ -325,7 +326,7 @@ def llama_tokenizer(path):
     return tok
 
 
-def llama_tokenize(text, n, tokenizer):
+def llama_tokenize(text, n, tokenizer) -> np.ndarray:
     r"""Exactly n token ids for a text: the BOS token, then the first n − 1 tokens of the text.
 
     Parameters
@@ -386,7 +387,7 @@ def _rotate(x, cos, sin):
     return x * cos + rot * sin
 
 
-def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = True):
+def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = True) -> dict:
     r"""Run the decoder on one sequence: every head's Q and K (after RoPE), V, causal weights P, and the logits.
 
     Parameters
@@ -449,7 +450,8 @@ def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = Tru
     rep = H // G
     x = weights["embed"][ids].astype(dt)
     cos, sin = _rope(n, dh, c.rope_base, dt)
-    Qs, Ks, Vs = np.empty((c.layers, H, n, dh), dt), np.empty((c.layers, G, n, dh), dt), np.empty((c.layers, G, n, dh), dt)
+    Qs = np.empty((c.layers, H, n, dh), dt)
+    Ks, Vs = np.empty((c.layers, G, n, dh), dt), np.empty((c.layers, G, n, dh), dt)
     Ps = np.empty((c.layers, H, n, n), dt) if attention else None
     scale = dt.type(1 / math.sqrt(dh))
     mask = np.triu(np.ones((n, n), dtype=bool), 1)

@@ -137,7 +137,7 @@ def _check_weights(weights, config):
             raise ValueError(f"weights[{key!r}] has NaN or inf")
 
 
-def load_bert(model_dir):
+def load_bert(model_dir) -> tuple[dict[str, np.ndarray], BertConfig]:
     r"""Read a BERT encoder's weights (``model.safetensors``) and shape (``config.json``) from a directory.
 
     The weights are read with ``safetensors.numpy`` (imported here, not at ``import attnlab``); keys may carry a
@@ -183,7 +183,7 @@ def load_bert(model_dir):
     config = BertConfig(hidden=cfg["hidden_size"], layers=cfg["num_hidden_layers"], heads=cfg["num_attention_heads"],
                         intermediate=cfg["intermediate_size"], vocab=cfg["vocab_size"],
                         max_positions=cfg["max_position_embeddings"], layer_norm_eps=float(cfg["layer_norm_eps"]))
-    from safetensors.numpy import load_file
+    from safetensors.numpy import load_file  # noqa: PLC0415
 
     raw = load_file(str(d / "model.safetensors"))
     weights = {(k[5:] if k.startswith("bert.") else k): v for k, v in raw.items()}
@@ -240,7 +240,7 @@ def random_bert(config, rng, *, scale: float = 0.1):
     return out
 
 
-def bert_tokenize(text, n, tokenizer_file):
+def bert_tokenize(text, n, tokenizer_file) -> np.ndarray:
     r"""Exactly n token ids for a text: ``[CLS]``, the first n − 2 word pieces, ``[SEP]``.
 
     The tokenizer (``tokenizers``, imported here) is read from its ``tokenizer.json`` with its own truncation and
@@ -284,7 +284,7 @@ def bert_tokenize(text, n, tokenizer_file):
         raise TypeError(f"tokenizer_file must be a str or path, got {type(tokenizer_file).__name__}")
     if not Path(tokenizer_file).is_file():
         raise ValueError(f"tokenizer_file {str(tokenizer_file)!r} does not exist")
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # noqa: PLC0415
 
     tok = Tokenizer.from_file(str(tokenizer_file))
     tok.no_truncation()
@@ -306,7 +306,7 @@ def _dense(x, weights, name, dtype):
     return x @ weights[name + ".weight"].astype(dtype).T + weights[name + ".bias"].astype(dtype)
 
 
-def bert_heads(weights, config, ids, *, dtype=np.float64):
+def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
     r"""Run the encoder on one sequence and return every head's Q, K, V (after bias) and attention weights P.
 
     :math:`P = \operatorname{softmax}(QK^\top/\sqrt{d_h})` row by row (no mask: every token is real), computed with

@@ -1,4 +1,4 @@
-r"""The gradient of one attention unit, and how to get it from d + 2 attention calls (claim AT-grad).
+r"""The gradient of one attention unit, and how to get it from d + 2 attention calls (the book's chapter 5).
 
 Seed 003 (Gupta, Huang, Saha, Xu, Ye 2025, §4, Thm 4.3) studies the loss
 
@@ -28,10 +28,9 @@ The book's experiments and the verdict on the claim are in :mod:`attnlab.audit.g
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
-from array_api_compat import array_namespace, is_array_api_obj, is_cupy_namespace, is_numpy_namespace
+from array_api_compat import array_namespace, is_array_api_obj
 
 from ._validate import positive_int
 from .exact import attention, attention_blocked
@@ -144,7 +143,7 @@ _RAISES = """TypeError
 
 
 def attention_loss(A1, A2, A3, X, Y, E) -> float:
-    r"""The loss :math:`\mathcal L(X) = \tfrac12\|\mathrm{rowsoftmax}(A_1XA_2^\top)A_3Y - E\|_F^2` (claim AT-grad).
+    r"""The loss :math:`\mathcal L(X) = \tfrac12\|\mathrm{rowsoftmax}(A_1XA_2^\top)A_3Y - E\|_F^2`.
 
     Parameters
     ----------
@@ -216,7 +215,9 @@ def attention_loss_grad(A1, A2, A3, X, Y, E):
 
 
 def attention_loss_grad_printed(A1, A2, A3, X, Y, E):
-    r"""The form printed in seed 003, Thm 4.3: :math:`A_1^\top(F\circ G - F\,\mathrm{diag}((F\circ G^\top)\mathbf 1))A_2`.
+    r"""The gradient as printed in the attention-complexity paper (Thm 4.3), which differs from the true one.
+
+    :math:`A_1^\top(F\circ G - F\,\mathrm{diag}((F\circ G^\top)\mathbf 1))A_2`.
 
     This is **not** the gradient of :func:`attention_loss` (entry (i, j) of the bracket differs from the correct
     one by :math:`F_{ij}(r_i - s_j)`, with :math:`s = (F\circ G^\top)\mathbf 1`); it is given to measure how far
@@ -261,11 +262,11 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
 
     .. math:: \nabla_X\mathcal L = A_1^\top\Big(\sum_p \mathrm{diag}(C_{:,p})\,T_p - \mathrm{diag}(r)\,U\Big),
 
-    O(nd²) work besides the calls. With ``blocked=True`` every call is :func:`attnlab.attention_blocked`, so no
-    n×n array is ever formed (memory O(nd + threads·block²)); otherwise :func:`attnlab.attention`. Both give
-    the result of :func:`attention_loss_grad` up to rounding, and the same errors. With ``oracle``, every call is
-    ``oracle(Q, K, V)`` instead, in the order V = H, A2, diag(H[:, 0]) A2, …, diag(H[:, d-1]) A2, so an
-    approximate (or adversarial) attention oracle can stand for the calls (claim AT-precision).
+    O(nd²) work besides the calls. With ``blocked=True`` every call is :func:`attnlab.attention_blocked`, so no n×n
+    array is ever formed (memory O(nd + threads·block²)); otherwise :func:`attnlab.attention`. Both give the result of
+    :func:`attention_loss_grad` up to rounding, and the same errors. With ``oracle``, every call is ``oracle(Q, K,
+    V)`` instead, in the order V = H, A2, diag(H[:, 0]) A2, …, diag(H[:, d-1]) A2, so an approximate (or adversarial)
+    attention oracle can stand for the calls (the book's chapter 5 measures how precise it must be).
 
     Parameters
     ----------

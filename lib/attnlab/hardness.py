@@ -1,9 +1,10 @@
-r"""The hardness gadgets of seed 003 §5, built as (Q, K, V) instances, run through attention and decoded.
+r"""The hardness gadgets of attention at any temperature: (Q, K, V) instances, run through attention and decoded.
 
-Claims AT-sentinel (Lemma 5.1), AT-maxip (Lemma 5.3), AT-ov (Eq. (5)), AT-log2 (Thm 5.7), AT-lowrank
-(Thm 1.4) and AT-temp (the temperature remark). Scores are unscaled, :math:`\exp(QK^\top)` (inverse
-temperature 1), as in the paper. Every reduction is a function that builds the instance, calls
-:func:`attnlab.attention` (or an approximate oracle ``oracle(Q, K, V)`` standing for it) and decodes the answer.
+The reductions of §5 of the any-temperature notes (on Gupta, Huang, Saha, Xu and Ye, 2025): the sentinel (Lemma 5.1),
+Max-IP (Lemma 5.3), orthogonal vectors (Eq. (5)), parity (Thm 5.7), the low-rank width reduction (Thm 1.4) and the
+temperature remark; the book audits them in chapter 6. Scores are unscaled, :math:`\exp(QK^\top)` (inverse temperature
+1), as in the paper. Every reduction is a function that builds the instance, calls :func:`attnlab.attention` (or an
+approximate oracle ``oracle(Q, K, V)`` standing for it) and decodes the answer.
 
 The sentinel: append :math:`\ln c_i` to query :math:`i`, a 0 to every key, and one key
 :math:`(0,\dots,0,1)`; values are 1 on the original keys and 0 on the sentinel. Then
@@ -107,7 +108,7 @@ def sentinel_instance(Q, K, log_c, B=None):
         over :math:`w = \max(1, \lceil\max_i|\ln c_i|/B^2\rceil)` coordinates: query :math:`i` gets
         :math:`\ln c_i/(wB)` in each, the sentinel key :math:`B` in each, the original keys 0, so the sentinel's
         score is still :math:`w\cdot B\cdot\ln c_i/(wB) = \ln c_i` and every new entry is at most ``B`` in
-        absolute value (the repair of AT-sentinel: the width grows by w instead of the entries). The values 1
+        absolute value (the book's repair of the sentinel: the width grows by w instead of the entries). The values 1
         are within ``B`` when B >= 1, the lemma's assumption.
 
     Returns
@@ -380,7 +381,7 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
 
 # --------------------------------------------------------------------------- integer Max-IP (Lemma 5.3)
 def maxip_instance(A, Bv, C0: float):
-    r"""The instance of Lemma 5.3: :math:`Q = C_0A`, :math:`K = B` for integer vectors, scores :math:`C_0\,a_i\cdot b_j`.
+    r"""The instance of Lemma 5.3: :math:`Q = C_0A`, :math:`K = B` for integer vectors, scores :math:`C_0 a_i\cdot b_j`.
 
     Parameters
     ----------
@@ -430,7 +431,7 @@ def maxip_decode(A, Bv, C0: float, eta: float = 0.01, oracle=None):
 
     :math:`\hat S` comes from :func:`rowsum_search` on :func:`maxip_instance`. Since
     :math:`e^{C_0M_i}\le S_i\le m\,e^{C_0M_i}`, the decoding is exact when :math:`\ln m / C_0` plus the search's
-    error :math:`2\ln(1+\eta)/C_0` stays below 1/2: :math:`C_0` must grow like :math:`2\ln m` (claim AT-maxip).
+    error :math:`2\ln(1+\eta)/C_0` stays below 1/2: :math:`C_0` must grow like :math:`2\ln m`.
 
     Parameters
     ----------
@@ -512,8 +513,8 @@ def ov_instance(A, Bv, c: float = 0.5):
 def ov_decode(A, Bv, oracle=None):
     r"""The OV gadget's outputs :math:`o_i` and the decision :math:`o_i > 5/12` (an orthogonal partner exists).
 
-    With exact attention :math:`o_i \le 1/6` without an orthogonal partner and :math:`o_i\ge 2/3` with one
-    (claim AT-ov), so the decision is right for any oracle error below 1/4.
+    With exact attention :math:`o_i \le 1/6` without an orthogonal partner and :math:`o_i\ge 2/3` with one,
+    so the decision is right for any oracle error below 1/4.
 
     Parameters
     ----------
@@ -555,8 +556,8 @@ def parity_instance(A, Bv, scale: float, copies: int = 1):
     every coordinate), scores :math:`c\,s^2\,a_i\cdot b_j` with c = ``copies``.
 
     The theorem needs :math:`e^{cs^2} = 2`. With one copy that is :math:`s = \sqrt{\ln 2}\approx 0.833`, above the
-    stated entry bound :math:`\ln 2`; the printed :math:`s = \ln 2` gives :math:`e^{(\ln 2)^2}\approx 1.617`
-    (claim AT-log2). With two copies, :math:`s = \sqrt{\ln 2/2}\approx 0.589 < \ln 2` gives
+    stated entry bound :math:`\ln 2`; the printed :math:`s = \ln 2` gives :math:`e^{(\ln 2)^2}\approx 1.617`.
+    With two copies, :math:`s = \sqrt{\ln 2/2}\approx 0.589 < \ln 2` gives
     :math:`e^{QK^\top} = 2^{AB^\top}` exactly within the bound, at twice the width (still :math:`O(\log n)`).
 
     Parameters

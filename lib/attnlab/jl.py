@@ -1,4 +1,4 @@
-r"""Johnson–Lindenstrauss for inner products: bounds, exact tails, decay rates and the projection dimensions they demand.
+r"""Johnson–Lindenstrauss for inner products: bounds, exact tails, decay rates and the dimensions they demand.
 
 Everything here rests on one reduction. For a Gaussian :math:`P\in\mathbb R^{m\times d}`
 with :math:`\mathcal N(0,1/m)` entries and unit :math:`u, v` with
@@ -12,9 +12,14 @@ independent (because :math:`u+v \perp u-v`), so
 The law depends on :math:`c` alone, so the worst pair :math:`(u,v)` is a
 one-dimensional search (:func:`worst_pair_tail`), and tail probabilities are
 one-dimensional integrals (:func:`inner_product_tail`), exact up to quadrature error.
-The bounds PDA's theorems rest on (claims PDA-jl, PDA-row, PDA-global) are
-:func:`jl_bound_printed`, :func:`jl_bound_chernoff` and :func:`m_theorem`; the chapter's
-experiments and verdicts are in :mod:`attnlab.audit.jl`.
+The bounds the PDA draft's theorems rest on are :func:`jl_bound_printed`, :func:`jl_bound_chernoff` and
+:func:`m_theorem`; the book audits them in chapter 1 (:mod:`attnlab.audit.jl`).
+
+References
+----------
+- W. B. Johnson, J. Lindenstrauss, "Extensions of Lipschitz mappings into a Hilbert space", 1984.
+- S. Dasgupta, A. Gupta, "An elementary proof of a theorem of Johnson and Lindenstrauss", 2003.
+- B. Laurent, P. Massart, "Adaptive estimation of a quadratic functional by model selection", 2000.
 """
 from __future__ import annotations
 
@@ -77,7 +82,7 @@ def _inner_product(c, name: str = "c") -> float:
 def jl_bound_printed(m, eps):
     r"""The bound of PDA's Thm 3.1 as printed: :math:`4e^{-m\epsilon^2/8}` (vectorised).
 
-    The seed claims :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon) \le 4e^{-m\epsilon^2/8}`
+    The PDA draft claims :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon) \le 4e^{-m\epsilon^2/8}`
     for unit u, v and a Gaussian :math:`P\in\mathbb R^{m\times d}` with :math:`\mathcal N(0,1/m)` entries,
     :math:`\epsilon\in(0,1/2)`. The formula is evaluated for any :math:`\epsilon > 0`.
 
@@ -463,7 +468,7 @@ def _smallest_m(ok, lo=1, hi=1 << 40, *, hint=""):
     return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
 
 
-def m_union_exact(eps0, n_events, delta):
+def m_union_exact(eps0, n_events, delta) -> int:
     r"""Smallest m with :math:`n\cdot\max_c \Pr(|X_c - c|\ge\epsilon_0) \le \delta`: the union bound with exact tails.
 
     The worst pair is :math:`|c| = 1` (the :math:`\chi^2_m/m` law; see

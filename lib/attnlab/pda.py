@@ -1,9 +1,14 @@
-r"""Projection–Decomposition Attention (PDA, seed 000, Algorithm 2.1) and the parameter rule of its §5.1.
+r"""Projection–Decomposition Attention (PDA, the PDA draft's Algorithm 2.1) and the parameter rule of its §5.1.
 
 :math:`P\in\mathbb R^{d\times m}` with :math:`\mathcal N(0,1/m)` entries, :math:`\tilde S = (QP)(KP)^\top/\sqrt m` as
 printed (or :math:`/\sqrt d`, unbiased), :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`, :math:`\tilde A_r` its
-best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book's audit of the claims
-about it (PDA-total, PDA-time, PDA-space, PDA-param, PDA-headline and others) is :mod:`attnlab.audit.pda`.
+best (or randomized) rank-r approximation, and :math:`\tilde O_r = \tilde A_r V`. The book audits the draft's claims
+about it (error, time, memory, the parameter rule) in chapter 4 (:mod:`attnlab.audit.pda`).
+
+References
+----------
+- N. Halko, P.-G. Martinsson, J. A. Tropp, "Finding structure with randomness", SIAM Review 53, 2011.
+- C. Eckart, G. Young, "The approximation of one matrix by another of lower rank", Psychometrika 1, 1936.
 """
 from __future__ import annotations
 
@@ -141,27 +146,33 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
 
 
 # --------------------------------------------------------------------------- PDA
-def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_oversamples: int = 10,
+def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversamples: int = 10,
                   n_iter: int = 2, block: int = 512, return_parts: bool = False):
-    r"""PDA (seed 000, Algorithm 2.1): :math:`\tilde O_r = \tilde A_r V` with :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)`.
+    r"""Projection–decomposition attention (PDA): :math:`\tilde O_r = \tilde A_r V` from projected logits, rank r.
+
+    :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)` of the projected logits :math:`\tilde S`.
 
     :math:`P` = :func:`attnlab.gaussian_projection` ``(d, m, rng)``; :math:`\tilde S` as in
     :func:`attnlab.projected_logits`: ``scaling="printed"`` divides :math:`(QP)(KP)^\top` by :math:`\sqrt m`
-    (Algorithm 2.1 as printed; biased by :math:`\sqrt{d/m}`, claim PDA-alg), ``"unbiased"`` by :math:`\sqrt d`
-    (the second half); the row softmax is shifted by the row maximum (stable at any temperature);
+    (Algorithm 2.1 as printed; biased by :math:`\sqrt{d/m}`, see the book's chapter 1), ``"unbiased"`` by
+    :math:`\sqrt d` (the second half); the row softmax is shifted by the row maximum (stable at any temperature);
     :math:`\tilde A_r` comes from
 
-    - ``svd="full"``: the exact truncated SVD, :math:`\tilde A_r` optimal (Eckart–Young). Backend-generic:
-      the namespace comes from Q, K, V (array API standard; NumPy, CuPy, ``array_api_strict``, …); P is drawn
-      with ``rng`` and converted with ``xp.asarray``;
-    - ``svd="randomized"``: randomized SVD as §4 suggests (:func:`sklearn.utils.extmath.randomized_svd` on NumPy,
-      :func:`randomized_svd_op` on CuPy), ``n_iter`` power iterations, ``n_oversamples`` extra columns;
-    - ``svd="streamed"``: the same randomized SVD (:func:`randomized_svd_op`) with :math:`\tilde A` never stored:
+    - ``svd="randomized"`` (the default on NumPy and CuPy): the randomized SVD :func:`randomized_svd_op` that §4
+      suggests, ``n_iter`` power iterations, ``n_oversamples`` extra columns; O(L²(r + n_oversamples)) per pass
+      over :math:`\tilde A` instead of the O(L³) of a dense SVD;
+    - ``svd="full"`` (the default on other array libraries): the exact truncated SVD, :math:`\tilde A_r` optimal
+      (Eckart–Young), at the price of a dense L × L SVD (cubic in L: use it for small L or as a reference).
+      Backend-generic: the namespace comes from Q, K, V (array API standard; NumPy, CuPy, ``array_api_strict``,
+      …); P is drawn with ``rng`` and converted with ``xp.asarray``;
+    - ``svd="streamed"``: the same randomized SVD with :math:`\tilde A` never stored:
       each product with :math:`\tilde A` or :math:`\tilde A^\top` recomputes it in blocks of ``block`` query
       rows, so memory is O(L(d + m + r) + block·L) — what §4.2's O(Ld + Lm + Lr) needs — at the price of
       2·n_iter + 2 passes.
 
-    The randomized and streamed variants are NumPy/CuPy only.
+    The randomized and streamed variants are NumPy/CuPy only. How large m must be for a given error: the JL
+    bounds of :func:`m_required` (the paper's rule) and :func:`m_union_exact` (exact tails); the error of the rank-r
+    step is the Eckart–Young tail of :math:`\tilde A` (:func:`tail_norm` of its singular values).
 
     Parameters
     ----------
@@ -178,7 +189,8 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_overs
     rng : numpy.random.Generator (or cupy.random.Generator with CuPy arrays)
         Draws P (then the randomized SVD's test matrix).
     scaling : {"unbiased", "printed"}
-    svd : {"full", "randomized", "streamed"}
+    svd : {"randomized", "full", "streamed"}, optional
+        Default "randomized" for NumPy and CuPy arrays, "full" for any other library.
     n_oversamples, n_iter : int
         Oversampling and power iterations of the randomized SVD, both >= 1 (checked for every ``svd``).
     block : int
@@ -231,6 +243,8 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_overs
         raise ValueError(f"r must be <= L = {L}, got {r}")
     if scaling not in ("printed", "unbiased"):
         raise ValueError(f"scaling must be 'printed' or 'unbiased', got {scaling!r}")
+    if svd is None:
+        svd = "full" if _native(xp) is None else "randomized"
     if svd not in ("full", "randomized", "streamed"):
         raise ValueError(f"svd must be 'full', 'randomized' or 'streamed', got {svd!r}")
     n_oversamples = positive_int(n_oversamples, "n_oversamples")
@@ -274,14 +288,9 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd="full", n_overs
         if svd == "full":
             U, s, Vt = xp.linalg.svd(At, full_matrices=False)
             U, s, Vt = U[:, :r], s[:r], Vt[:r, :]
-        elif nxp is not np:
+        else:
             U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, tuple(At.shape), r, rng,
                                          n_oversamples=n_oversamples, n_iter=n_iter, xp=nxp)
-        else:
-            from sklearn.utils.extmath import randomized_svd  # noqa: PLC0415 (sklearn pulls in pandas: import on use)
-
-            U, s, Vt = randomized_svd(At, r, n_oversamples=n_oversamples, n_iter=n_iter,
-                                      random_state=int(rng.integers(2**31 - 1)))
         del At
     O = U @ (s[:, None] * (Vt @ V))
     dt = xp.result_type(Q.dtype, K.dtype, V.dtype)

@@ -2,7 +2,7 @@ r"""How far softmax moves when its logits move, and how that error travels to th
 
 With :math:`f = \mathrm{softmax}` and a logit perturbation :math:`h`:
 
-* the Lipschitz-form bound :math:`\|f(x+h)-f(x)\|_1 \le c\,\|h\|_\infty` (:func:`lipschitz_bound`; seed 000
+* the Lipschitz-form bound :math:`\|f(x+h)-f(x)\|_1 \le c\,\|h\|_\infty` (:func:`lipschitz_bound`; the PDA draft
   prints :math:`c = 2`, the best constant is 1, approached as :math:`h\to0` by :func:`lipschitz_instance`);
 * the Cohen–Fausti bound :math:`\|f(x+h)-f(x)\|_1 \le 2\tanh(\mathrm{osc}(h)/4)` (:func:`tanh_bound`), with
   :math:`\mathrm{osc}(h) = \max h - \min h` (:func:`oscillation`); it is attained by every two-valued
@@ -17,8 +17,13 @@ With :math:`f = \mathrm{softmax}` and a logit perturbation :math:`h`:
   row block by row block without forming an :math:`L\times L` matrix (:func:`chain_measure`), and the
   instance that keeps every link within a constant of its bound at every :math:`L` (:func:`two_key_instance`).
 
-The book's experiments and verdicts on these (claims PDA-lip, AR-tanh, PDA-chain) are in
-``attnlab.audit.softmax_stability``.
+The book audits these bounds as the PDA draft and the approximation-rank notes state them in chapter 2
+(``attnlab.audit.softmax_stability``).
+
+References
+----------
+- G. Cohen, E. Fausti, a sharp comparison between the Hilbert metric and total variation for softmax
+  perturbations (as cited by the approximation-rank notes).
 """
 from __future__ import annotations
 
@@ -131,11 +136,11 @@ def oscillation(h, axis: int = -1):
 
 
 def tanh_bound(h, axis: int = -1):
-    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
+    r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on the softmax change :math:`\|f(x+h)-f(x)\|_1`.
 
     Valid for every ``x`` and sharp (:func:`tanh_sharp_instance`); it never exceeds 2, the largest
     :math:`\ell_1` distance between two probability vectors, and it is at most :math:`\mathrm{osc}(h)/2
-    \le \|h\|_\infty`. (Claim AR-tanh, seed 004.)
+    \le \|h\|_\infty` (as the approximation-rank notes cite it; chapter 2 of the book).
 
     Parameters
     ----------
@@ -176,7 +181,7 @@ def tanh_bound(h, axis: int = -1):
 def lipschitz_bound(h, axis: int = -1, const: float = 2.0):
     r"""The Lipschitz-form bound :math:`c\,\|h\|_\infty` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
 
-    Seed 000 (Lemma 3.4, claim PDA-lip) prints :math:`c = 2`; the bound holds with :math:`c = 1`, the best
+    The PDA draft (Lemma 3.4) prints :math:`c = 2`; the bound holds with :math:`c = 1`, the best
     constant (:func:`lipschitz_instance`).
 
     Parameters
@@ -307,7 +312,7 @@ def _ratio_input(Z, grad):
 def lipschitz_ratio(Z, grad: bool = False):
     r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty` (:math:`f` = softmax) for rows ``Z = [x, h]``.
 
-    The objective of an adversarial search for the best constant of the Lipschitz form (claim PDA-lip):
+    The objective of an adversarial search for the best constant of the Lipschitz form:
     every value is at most 1 (the best constant), and :func:`lipschitz_instance` approaches 1.
 
     Parameters
@@ -361,7 +366,7 @@ def lipschitz_ratio(Z, grad: bool = False):
 def tanh_ratio(Z, grad: bool = False):
     r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1 / (2\tanh(\mathrm{osc}(h)/4))` for rows ``Z = [x, h]``.
 
-    The objective of an adversarial search for a violation of the Cohen–Fausti bound (claim AR-tanh): every
+    The objective of an adversarial search for a violation of the Cohen–Fausti bound: every
     value is at most 1, and :func:`tanh_sharp_instance` attains 1.
 
     Parameters
@@ -413,11 +418,11 @@ def tanh_ratio(Z, grad: bool = False):
 
 
 # --------------------------------------------------------------------------- analytic instances
-def lipschitz_instance(t: float):
-    r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t \to 1`.
+def lipschitz_instance(t: float) -> tuple[np.ndarray, np.ndarray, float]:
+    r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t`.
 
     It shows that the best constant of the Lipschitz form :math:`\|f(x+h)-f(x)\|_1 \le c\|h\|_\infty` is 1
-    (claim PDA-lip prints 2): the ratio tends to 1 as :math:`t \to 0`.
+    (the PDA draft prints 2): the ratio tends to 1 as :math:`t \to 0`.
 
     Parameters
     ----------
@@ -450,7 +455,7 @@ def lipschitz_instance(t: float):
     return x, h, float(l1_change(x, h) / np.abs(h).max())
 
 
-def tanh_sharp_instance(L: int, w: float):
+def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
     r"""An instance of length ``L`` where the tanh bound holds with equality, for oscillation ``w``.
 
     :math:`h = w` on the first key and 0 elsewhere; :math:`x` gives the first key the mass
@@ -503,9 +508,11 @@ def tanh_sharp_instance(L: int, w: float):
 
 # --------------------------------------------------------------------------- the chain
 def chain_bounds(eps, L, V):
-    r"""The printed bounds of PDA-chain and the sharper forms, for logit error ``eps``, ``L`` query rows, values ``V``.
+    r"""The printed bounds of the PDA draft's error chain and their sharper forms, for logit error ``eps``.
 
-    Printed (seed 000, Thms 3.5–3.7): row :math:`\ell_1` :math:`2\epsilon`;
+    For ``L`` query rows and values ``V``.
+
+    Printed (the PDA draft, Thms 3.5–3.7): row :math:`\ell_1` :math:`2\epsilon`;
     :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`; :math:`\|O-\tilde O\|_F\le 2\epsilon\sqrt L\|V\|_F`;
     :math:`\|o_i-\tilde o_i\|_2\le 2\epsilon\|V\|_F`.
     Sharp: row :math:`\ell_1` :math:`2\tanh(\epsilon/2)` (tanh bound, :math:`\mathrm{osc}\le2\epsilon`);
@@ -651,7 +658,9 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
 
 
 def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=None):
-    r"""Measure each link of PDA-chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and :math:`\tilde A` with logits moved by :math:`E`.
+    r"""Measure each link of the error chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and logits moved by E.
+
+    :math:`\tilde A` is :math:`A` with its logits moved by :math:`E`.
 
     Two perturbations with :math:`\|E\|_{\max} = \epsilon` are measured in the same pass: ``"random"``,
     independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[seed, L_q, b]`` for row block
@@ -756,7 +765,7 @@ def two_key_instance(L, eps):
     swaps their weights; :math:`V` has the single nonzero row :math:`v_0 = e_1`. (Realisable as
     :math:`QK^\top/\sqrt d`: equal queries, two close keys, the rest far.) All rows are equal, so one row is
     computed and the Frobenius norms are :math:`\sqrt L` times its norms: :math:`\|A-\tilde A\|_F =
-    \sqrt{2L}\tanh(\epsilon/2)`, which shows the :math:`\sqrt L` of PDA-chain cannot be dropped.
+    \sqrt{2L}\tanh(\epsilon/2)`, which shows the :math:`\sqrt L` of the chain cannot be dropped.
 
     Parameters
     ----------

@@ -148,7 +148,8 @@ class FigureFiles:
     def _repr_html_(self):
         if os.environ.get("ATTNLAB_EDITION"):  # the Colab edition shows the figure where the book does
             names = ", ".join(f"<code>{html.escape(self._rel(k))}</code>" for k in self.paths)
-            return f"<p>This run wrote figure <code>{html.escape(self.name)}</code> to {names} (see the Files pane).</p>"
+            return (f"<p>This run wrote figure <code>{html.escape(self.name)}</code> to {names} "
+                    "(see the Files pane).</p>")
         # plain Jupyter: the figure itself (glue:figure shows nothing there) and links
         links = " · ".join(f'<a href="{html.escape(self._rel(k))}" download>{k}</a>' for k in self.paths)
         png = base64.b64encode(Path(self.paths["png"]).read_bytes()).decode()

@@ -1,4 +1,4 @@
-r"""Gaussian random projections and the projected logits of PDA (claims PDA-alg, PDA-jl).
+r"""Gaussian random projections and the projected logits of PDA (the book's chapters 1 and 4).
 
 :func:`gaussian_projection` draws the :math:`d\times m` matrix :math:`P` of PDA's Algorithm 2.1 and
 :func:`projected_logits` forms :math:`\tilde S = (QP)(KP)^\top/\sqrt m` (as printed) or :math:`/\sqrt d`
@@ -82,7 +82,7 @@ def _finite_logits(S, xp, what: str = "Q, K and P"):
 def gaussian_projection(d, m, rng, *, dtype="float64"):
     r"""A :math:`d \times m` matrix with independent :math:`\mathcal N(0, 1/m)` entries.
 
-    This is the matrix :math:`P` of PDA's Algorithm 2.1 (claim PDA-alg); the theorems of its §3 use the
+    This is the matrix :math:`P` of PDA's Algorithm 2.1; the theorems of its §3 use the
     transpose, an :math:`m \times d` matrix with the same entries. :math:`\mathbb E[PP^\top] = I_d`.
 
     Parameters
@@ -131,7 +131,7 @@ def projected_logits(Q, K, P, *, scaling="unbiased"):
     ``scaling="printed"`` is Algorithm 2.1 as printed, :math:`\tilde S = (QP)(KP)^\top/\sqrt m`;
     ``scaling="unbiased"`` is the second half's :math:`\tilde S_{ij} = \sqrt d\,\langle P^\top q_i, P^\top k_j\rangle`
     with :math:`q = Q/\sqrt d`, i.e. :math:`(QP)(KP)^\top/\sqrt d`, whose mean is :math:`S = QK^\top/\sqrt d`
-    because :math:`\mathbb E[PP^\top] = I_d`. The printed one has mean :math:`\sqrt{d/m}\,S` (claim PDA-alg).
+    because :math:`\mathbb E[PP^\top] = I_d`. The printed one has mean :math:`\sqrt{d/m}\,S` (the book's chapter 1).
 
     Backend-generic: the array namespace comes from ``Q``, ``K`` and ``P`` (array API standard).
 

@@ -1,11 +1,11 @@
-r"""Approximation rank of a row-stochastic matrix: the operator identity and the upper and lower certificates (seed 004).
+r"""Approximation rank of a row-stochastic matrix: the operator identity and the upper and lower certificates.
 
 The approximation rank of a row-stochastic matrix :math:`A\in\mathbb R^{n\times L}` is
 
 .. math::
     r_\epsilon(A) = \min\{\operatorname{rank} B : \max_i \|A_i - B_i\|_1 \le \epsilon\},
 
-and by the operator identity (AR-op) the row-:math:`\ell_1` error is the worst output error over all
+and by the operator identity the row-:math:`\ell_1` error is the worst output error over all
 values with :math:`\max_j\|v_j\|\le 1`, in any norm. :math:`r_\epsilon` itself is not computable here; it is
 bracketed by certificates:
 
@@ -80,9 +80,9 @@ def _norm(norm):
     return norm
 
 
-# --------------------------------------------------------------------------- AR-op
+# --------------------------------------------------------------------------- the operator identity
 def row_l1_error(A, B, *, block: int = _BLOCK) -> float:
-    r"""Row-ℓ1 error :math:`\max_i \|A_i - B_i\|_1` of two n × L matrices, computed in row blocks (AR-op).
+    r"""Row-ℓ1 error :math:`\max_i \|A_i - B_i\|_1` of two n × L matrices, computed in row blocks.
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def _vec_norm(X, norm, axis=-1):
 def operator_error(A, B, V, norm: str = "l2") -> float:
     r"""Worst output error :math:`\max_i \|\sum_j (A_{ij}-B_{ij}) v_j\|` for the values V, in the given vector norm.
 
-    By AR-op its supremum over all V with :math:`\max_j\|v_j\|\le 1` is :func:`row_l1_error` (A, B).
+    By the operator identity its supremum over all V with :math:`\max_j\|v_j\|\le 1` is :func:`row_l1_error` (A, B).
 
     Parameters
     ----------
@@ -168,7 +168,9 @@ def operator_error(A, B, V, norm: str = "l2") -> float:
 
 
 def maximising_values(A, B, m: int = 3, norm: str = "l2"):
-    r"""Values attaining the supremum of AR-op: :math:`v_j = \operatorname{sign}(A_{i^\star j}-B_{i^\star j})\,w`.
+    r"""Values attaining the supremum in the operator identity: the signs of the worst row's difference.
+
+    :math:`v_j = \operatorname{sign}(A_{i^\star j}-B_{i^\star j})\,w`.
 
     :math:`i^\star` is a row of largest ℓ1 error and w a unit vector of the norm (:math:`e_1` for ℓ1 and ℓ2,
     the all-ones vector for ℓ∞); then :math:`\sum_j (A-B)_{i^\star j} v_j = \|A_{i^\star}-B_{i^\star}\|_1\,w`
@@ -378,8 +380,13 @@ def rank_upper_certificate(A, eps, method: str = "best") -> UpperCertificate:
     centres. ``"svd"``: :math:`B = AV_kV_k^\top` with :math:`V_k` the top-k right singular vectors, k the smallest
     rank (binary search, checked directly) whose row-ℓ1 error is ≤ ε. ``"cover-svd"``: cover at radius θε
     (θ = 0.7), then the smallest truncated SVD of the centre matrix whose rows, assigned back, stay within ε:
-    rank B ≤ k ≤ centres. ``"best"``: the smallest of the three. Every certificate's ``error`` is
-    ``row_l1_error(A, B)`` computed on B itself, whatever the construction.
+    rank B ≤ k ≤ centres. ``"best"`` (the default) runs all three and returns the one of smallest rank, so it costs
+    the sum of the three (the SVD of A and its binary search dominate for large matrices): pass a single method to
+    pay for one. Every certificate's ``error`` is ``row_l1_error(A, B)`` computed on B itself, whatever the
+    construction.
+
+    Choosing ε: the certificate bounds the worst output error over values with :math:`\max_j\|v_j\|\le 1` by ε
+    (:func:`operator_error`), so ε is the tolerated output error relative to the values' size.
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
-r"""Instances for the approximation-rank laws (seed 004): random heads, worst-case families, the lattice of AR-lower.
+r"""Instances for the approximation-rank laws: random heads, worst-case families, the lattice of the lower law.
 
 * uniform points on the sphere and in the ball (:func:`sphere_points`, :func:`ball_points`) and the attention of
   those families (:func:`family_attention`);
 * heads with a prescribed visible interaction dimension r (:func:`planted_head`), and heads whose keys lie only
   near an r-dimensional subspace (:func:`noisy_head`);
-* the lattice instance of AR-lower with every integer query (:func:`lattice_instance`,
+* the lattice instance of the lower law with every integer query (:func:`lattice_instance`,
   :func:`lattice_materialised`), and its sphere counterpart, a packing of caps (:func:`sphere_packing`,
   :func:`sphere_lower_count`).
 
@@ -156,7 +156,7 @@ def family_attention(family: str, n: int, n_keys: int, beta: float, rng):
 
 
 def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset=1.0, hidden=3.0):
-    r"""A head in :math:`\mathbb R^d` whose visible interaction has dimension r (AR-quotient).
+    r"""A head in :math:`\mathbb R^d` whose visible interaction has dimension r.
 
     Queries :math:`q_0 + u_i` with :math:`u_i` uniform in the radius-``radius`` ball of a random r-dimensional
     subspace; keys uniform in its unit ball plus a random component of norm ``hidden`` orthogonal to it (invisible
@@ -213,8 +213,9 @@ def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset
 
 
 def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
-    r"""A head of full visible dimension whose keys lie near an r-dimensional subspace (AR-svd): queries uniform in
-    :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus :math:`\mathcal N(0,\sigma^2 I_d)`.
+    r"""A head of full visible dimension whose keys lie near an r-dimensional subspace: queries uniform in
+    :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus
+    :math:`\mathcal N(0,\sigma^2 I_d)`.
 
     Parameters
     ----------
@@ -262,14 +263,14 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
 
 
 def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
-    r"""The lattice instance of AR-lower with *every* integer query, materialised, for both certificates.
+    r"""The lattice instance of the lower law with *every* integer query, materialised, for both certificates.
 
     Keys: integer points u of :math:`[-R,R]^d`, :math:`R=\lceil\gamma\rceil+` margin, scaled to
     :math:`k_u=u/(\sqrt d R)` with log-weight :math:`-\|u\|^2/2`; queries :math:`x=c/\gamma` for every
-    :math:`c\in\mathbb Z^d` with :math:`\|c\|\le\gamma`; inverse temperature :math:`\beta=\gamma\sqrt dR`, so
-    the logits are :math:`\langle c,u\rangle-\|u\|^2/2`. The message queries of AR-lower (:math:`c\in\ell\mathbb Z^d`,
-    ℓ = 2h + 1 with h from :func:`~attnlab.cell_half_width`) are among the rows, and their own cells
-    :math:`\|u-c\|_\infty\le h` make a lower certificate of this matrix.
+    :math:`c\in\mathbb Z^d` with :math:`\|c\|\le\gamma`; inverse temperature :math:`\beta=\gamma\sqrt dR`, so the
+    logits are :math:`\langle c,u\rangle-\|u\|^2/2`. The message queries of the lower law
+    (:math:`c\in\ell\mathbb Z^d`, ℓ = 2h + 1 with h from :func:`~attnlab.cell_half_width`) are among the rows, and
+    their own cells :math:`\|u-c\|_\infty\le h` make a lower certificate of this matrix.
 
     Parameters
     ----------
@@ -309,7 +310,8 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     nonnegative_int(margin, "margin")
     h = _lat.cell_half_width(d, eps)
     if h is None:
-        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
+        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
     R = math.ceil(gamma) + margin
     grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
     g = math.floor(gamma)
@@ -450,7 +452,8 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
     positive_real(beta, "beta")
     eps = _eps(eps)
     if eps >= 1:
-        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), got {eps}")
+        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
     positive_int(n_candidates, "n_candidates")
     generator(rng)
     rho = _sph.cap_radius(d, beta, eps)

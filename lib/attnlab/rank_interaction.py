@@ -1,13 +1,14 @@
-r"""The visible interaction of an attention head: what its approximation rank depends on (seed 004, AR-quotient,
-AR-upper, AR-svd).
+r"""The visible interaction of an attention head: what its approximation rank depends on.
 
 The logits of a head split exactly into a row term, a key term and an interaction
 :math:`\langle a_i,b_j\rangle` in :math:`r` dimensions, the *visible* dimension (:func:`visible_interaction_dim`);
 the row term cancels in the softmax and the key term is a weight, so the attention matrix is an r-dimensional
-weighted Gibbs family (:func:`gibbs_matrix`), whose support function obeys the Bregman identity of AR-upper
+weighted Gibbs family (:func:`gibbs_matrix`), whose support function obeys the Bregman identity of the upper law
 (:func:`bregman_gap`). The size of the interaction enters through :math:`\Gamma=\beta\rho_Q\rho_K`, with ρ the
 Chebyshev radii of the coordinates (:func:`chebyshev_radius`). When the keys are only *near* an r-dimensional
-subspace, :func:`svd_bridge` bounds the error of dropping the residual (AR-svd).
+subspace, :func:`svd_bridge` bounds the error of dropping the residual.
+
+The book audits the approximation-rank notes (Sui and Zhang, 2026) in chapters 7, 8 and 12.
 """
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def _finite_scores(S, name):
 
 @dataclass
 class VisibleInteraction:
-    r"""The exact logit decomposition :math:`\langle q_i,k_j\rangle = \langle a_i,b_j\rangle + \text{row}_i + \text{key}_j`.
+    r"""The exact logit decomposition :math:`\langle q_i,k_j\rangle = \langle a_i,b_j\rangle + r_i + t_j`.
+
+    :math:`r_i` depends on the row only and :math:`t_j` on the key only: softmax does not see them.
 
     Made by :func:`visible_interaction_dim`.
 
@@ -106,13 +109,14 @@ def _span(X, tol):
 
 
 def visible_interaction_dim(Q, K, tol: float = 1e-10) -> VisibleInteraction:
-    r"""Visible interaction dimension of a head (AR-quotient), with the exact decomposition of its logits.
+    r"""Visible interaction dimension of a head, with the exact decomposition of its logits.
 
     :math:`U=\mathrm{span}\{q_i-q_1\}`, :math:`s_j = P_U(k_j-k_1)`, :math:`r=\dim\mathrm{span}\{s_j\}`.
     With :math:`u_i = q_i - q_1` and :math:`t_j = k_j - k_1`,
 
     .. math::
-        \langle q_i,k_j\rangle = \underbrace{\langle q_i,k_1\rangle}_{\text{row}} + \underbrace{\langle q_1,t_j\rangle}_{\text{key}}
+        \langle q_i,k_j\rangle = \underbrace{\langle q_i,k_1\rangle}_{\text{row}}
+        + \underbrace{\langle q_1,t_j\rangle}_{\text{key}}
         + \langle u_i, s_j\rangle,
 
     and :math:`\langle u_i,s_j\rangle = \langle a_i,b_j\rangle` in an orthonormal basis of V. Ranks use the
@@ -205,7 +209,9 @@ def gibbs_matrix(a, b, log_pi, gamma: float = 1.0):
 
 
 def bregman_gap(Kx, log_pi, gamma, x, y):
-    r"""The support-gap identity of AR-upper for :math:`h(x)=\gamma^{-1}\log\sum_j\pi_je^{\gamma\langle x,k_j\rangle}`.
+    r"""The support-gap identity of the upper law for the log-partition function h of the Gibbs family.
+
+    :math:`h(x)=\gamma^{-1}\log\sum_j\pi_je^{\gamma\langle x,k_j\rangle}`.
 
     .. math::
         h(x)-\langle x,c_y\rangle = \mathrm{KL}(p_y\|p_x)/\gamma + h(y)-\langle y,c_y\rangle,
@@ -260,7 +266,7 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
     return hx - float(x @ c), kl / gamma, hy - float(y @ c)
 
 
-# --------------------------------------------------------------------------- AR-svd
+# --------------------------------------------------------------------------- the SVD bridge
 def _bridge_subspace(Q, K, r, center=None):
     """u = Q − centre, the visible centred keys Z (projected on span u), the singular values of Z and its top-r
     right singular vectors W (columns)."""
@@ -273,7 +279,7 @@ def _bridge_subspace(Q, K, r, center=None):
 
 
 def svd_bridge(Q, K, beta, r: int, *, center=None):
-    r"""Residual tolerances of the rank-r SVD subspace W of the centred visible keys (AR-svd).
+    r"""Residual tolerances of the rank-r SVD subspace W of the centred visible keys.
 
     With :math:`u_i = q_i - \bar q` (:math:`\bar q` the query mean, ``center`` to override) and
     :math:`Z = (k_j-\bar k)` projected on U = span u, W = top-r right singular subspace of Z, residual keys

@@ -1,4 +1,4 @@
-r"""The lattice ball of AR-lower, evaluated without materialising it (seed 004, AR-lower, AR-upper, AR-sphere-ball).
+r"""The lattice ball of the approximation-rank lower law, evaluated without materialising it.
 
 Keys: the integer points u of :math:`[-R,R]^d` with log-weight :math:`-\|u\|^2/2`; queries: every integer c with
 :math:`\|c\|\le\gamma`; logits :math:`\langle c,u\rangle-\|u\|^2/2` at inverse temperature
@@ -100,7 +100,7 @@ def lattice_row_count(d: int, gamma: float) -> int:
 
 
 def lattice_beta(d: int, gamma: float, margin: int = 8) -> float:
-    r"""Inverse temperature :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` of the lattice instance at scale γ.
+    r"""Inverse temperature :math:`\beta = \gamma\sqrt d\,(\lceil\gamma\rceil+\text{margin})` of the lattice at scale γ.
 
     Parameters
     ----------
@@ -270,7 +270,7 @@ def lattice_query_radius(d: int, gamma: float) -> float:
 
 
 def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
-    r"""The lattice construction of AR-lower, evaluated exactly without materialising tokens.
+    r"""The lattice construction of the lower law, evaluated exactly without materialising tokens.
 
     Keys: the integer points u of the cube :math:`[-R,R]^d`, scaled to :math:`k_u = u/(\sqrt d R)` (in the
     unit ball), with log-multiplicity :math:`-\|u\|^2/2`. Queries :math:`x = c/\gamma` for message centres
@@ -456,8 +456,10 @@ def kron_error_bound(A1, B1, d: int) -> float:
 
 
 def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_max: int = 4096):
-    r"""Upper certificate of the lattice instance: :math:`B = B_1^{\otimes d}` (ball rows), :math:`B_1` a truncated SVD of
-    the 1-D factor :func:`lattice_1d`, or B = A (rank ≤ n, the row count) when that is smaller.
+    r"""Upper certificate of the lattice instance: :math:`B = B_1^{\otimes d}` (ball rows), or B = A.
+
+    :math:`B_1` is a truncated SVD of the 1-D factor :func:`lattice_1d`; B = A (rank ≤ n, the row count) is
+    returned when that is smaller.
 
     For rows :math:`a=\otimes_k a_k`, :math:`b=\otimes_k b_k` the telescoping sum
     :math:`a-b=\sum_k b_1\otimes\dots\otimes b_{k-1}\otimes(a_k-b_k)\otimes a_{k+1}\otimes\dots\otimes a_d` and

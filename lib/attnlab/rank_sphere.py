@@ -1,4 +1,4 @@
-r"""The continuum sphere, evaluated without materialising it (seed 004, AR-sphere-ball, AR-upper, AR-synthetic).
+r"""The continuum sphere of the approximation-rank laws, evaluated without materialising it.
 
 Queries anywhere on :math:`S^{d-1}`, keys the uniform measure σ on it (the limit of many equal-weight tokens), rows
 :math:`p_x(k) = e^{\beta\langle x,k\rangle}/Z(\beta)`, row-ℓ1 error the :math:`L^1(\sigma)` distance. Both
@@ -48,7 +48,8 @@ def _leggauss(n=400):
 
 def sphere_cap_mass(d: int, beta: float, rho):
     r"""Mass that :math:`p_x(k)\propto e^{\beta\langle x,k\rangle}` (k uniform on :math:`S^{d-1}`) puts on the cap
-    of angular radius ρ around x: :math:`\int_0^\rho e^{\beta(\cos\theta-1)}\sin^{d-2}\theta\,d\theta \big/ \int_0^\pi(\cdot)`.
+    of angular radius ρ around x:
+    :math:`\int_0^\rho e^{\beta(\cos\theta-1)}\sin^{d-2}\theta\,d\theta \big/ \int_0^\pi(\cdot)`.
 
     Gauss–Legendre quadrature (400 nodes) on [0, ρ] and on [0, π] split at 60/√β, beyond which the
     integrand is below e^(−1000); vectorised over ρ.
@@ -265,8 +266,9 @@ def harmonic_dimension(d: int, N: int) -> int:
 def _harmonic_coefficients(d, beta, n):
     r"""b_n with :math:`e^{\beta t}/Z = \sum_n b_n C_n^{\lambda}(t)`, λ = (d − 2)/2 (for d = 2: Chebyshev T_n).
 
-    Funk–Hecke / Gegenbauer: :math:`e^{\beta t} = \Gamma(\lambda)(\beta/2)^{-\lambda}\sum_n(n+\lambda)I_{n+\lambda}(\beta)
-    C_n^\lambda(t)`, and :math:`Z = \Gamma(\lambda+1)(2/\beta)^\lambda I_\lambda(\beta)`, so
+    Funk–Hecke / Gegenbauer:
+    :math:`e^{\beta t} = \Gamma(\lambda)(\beta/2)^{-\lambda}\sum_n(n+\lambda)I_{n+\lambda}(\beta) C_n^\lambda(t)`, and
+    :math:`Z = \Gamma(\lambda+1)(2/\beta)^\lambda I_\lambda(\beta)`, so
     :math:`b_n = \frac{n+\lambda}{\lambda}\frac{I_{n+\lambda}(\beta)}{I_\lambda(\beta)}`; for d = 2,
     :math:`b_0 = 1`, :math:`b_n = 2I_n(\beta)/I_0(\beta)`. Exponentially scaled Bessel functions (``ive``)."""
     lam = (d - 2) / 2

@@ -4,12 +4,14 @@ The construction, for a target :math:`A\in\mathbb R^{L\times L}_{\ge0}` with at 
 column and ratio variation at most :math:`\gamma` inside each row:
 
 1. the log-transformed target :math:`B` (:func:`log_target`): :math:`B_{ij} = \log(A_{ij}/\min_{S_i}A) + c` on the
-   support :math:`S_i = \{j : A_{ij} > 0\}`, :math:`B_{ij} = 0` off it, with :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`;
-2. a factorisation :math:`B = DV^\top` with orthonormal :math:`V` (the SVD :math:`B = U\Sigma V^\top`, :math:`D = U\Sigma`);
+   support :math:`S_i = \{j : A_{ij} > 0\}`, :math:`B_{ij} = 0` off it, with
+   :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`;
+2. a factorisation :math:`B = DV^\top` with orthonormal :math:`V` (the SVD :math:`B = U\Sigma V^\top`,
+   :math:`D = U\Sigma`);
 3. a random projection :math:`Y` to dimension :math:`d` of both factors, :math:`X^{(1)} = DY`, :math:`X^{(2)} = VY`;
 4. fixed parameters :math:`W_Q = [I_d; 0]`, :math:`W_K = [0; I_d]` and inputs :math:`X = [X^{(1)}, X^{(2)}]`, so that
-   :math:`XW_QW_K^\top X^\top = X^{(1)}X^{(2)\top} \approx B` and :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` preserves the
-   element ratios of :math:`A` (:func:`element_ratio_error`);
+   :math:`XW_QW_K^\top X^\top = X^{(1)}X^{(2)\top} \approx B` and :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)`
+   preserves the element ratios of :math:`A` (:func:`element_ratio_error`);
 5. resampling :math:`Y` until the two conditions of the measure hold (:func:`construct_sparse_attention`).
 
 :func:`resample_success` runs step 3–5 for many draws and a grid of :math:`d` at once (nested projections, the
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -28,10 +31,25 @@ from scipy import sparse
 
 from ._validate import as_float_array, positive_int
 
-__all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
+__all__ = ["ConstructionFailedWarning", "pattern_profile", "log_target", "element_ratio_error", "RatioError",
+           "sparse_dimension_bound",
            "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
            "OperationCount",
            "resample_success", "construct_sparse_attention", "SparseAttention"]
+
+
+class ConstructionFailedWarning(UserWarning):
+    """Issued by :func:`construct_sparse_attention` when no draw met the precision (the result has ``success=False``).
+
+    Filter it with :func:`warnings.simplefilter` (``"ignore"`` or ``"error"``) where a failure is expected or fatal.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from attnlab import ConstructionFailedWarning
+    >>> issubclass(ConstructionFailedWarning, UserWarning)
+    True
+    """
 
 #: Largest number of logits (draws × L × L) held at once by :func:`resample_success`.
 _MAX_BATCH_ENTRIES = 1 << 23
@@ -45,7 +63,8 @@ def _target(A, name="A", *, causal=False):
     if isinstance(A, np.ndarray) is False:
         A = np.asarray(A)
     if A.dtype == np.float16:
-        raise TypeError(f"{name} must be float32 or float64 (float16 is rejected: ratios of its entries are too coarse)")
+        raise TypeError(f"{name} must be float32 or float64 "
+                        "(float16 is rejected: ratios of its entries are too coarse)")
     A = np.asarray(A, dtype=np.float64)
     L = A.shape[0]
     if A.shape != (L, L) or L < 1:
@@ -144,7 +163,7 @@ def _support(A) -> _Support:
     return _Support(C, valid, V)
 
 
-def pattern_profile(A):
+def pattern_profile(A) -> tuple[int, float]:
     r"""The sparsity :math:`k` and ratio variation :math:`\gamma` of a target pattern.
 
     :math:`k = \max(\max_i |S_i|, \max_j |\{i : A_{ij} > 0\}|)` (nonzeros per row and per column) and
@@ -220,9 +239,9 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
         \quad (j \in S_i), \qquad B_{ij} = 0 \quad (j \notin S_i).
 
     Off the support the entries are 0, so row :math:`i` of :math:`B` has :math:`|S_i| \le k` nonzeros and norm at most
-    :math:`\sqrt k\,(c + \log\gamma)`, :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`. The offset :math:`c` splits the
-    error budget evenly: logits within :math:`\pm\tfrac12\log(1+\varepsilon_1)` of :math:`B` satisfy both conditions of
-    :func:`element_ratio_error` (the book's choice; the seed fixes no constant).
+    :math:`\sqrt k\,(c + \log\gamma)`, :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`. The offset :math:`c` splits
+    the error budget evenly: logits within :math:`\pm\tfrac12\log(1+\varepsilon_1)` of :math:`B` satisfy both
+    conditions of :func:`element_ratio_error` (the book's choice; the paper fixes no constant).
 
     Parameters
     ----------
@@ -246,7 +265,8 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
     Raises
     ------
     ValueError
-        If ``A`` breaks the sparsity (``k``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out of range.
+        If ``A`` breaks the sparsity (``k``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out
+        of range.
     TypeError
         If an argument has the wrong type.
 
@@ -303,7 +323,7 @@ def _row_errors(S_supp, b, valid, off_max):
     return ratio, leak
 
 
-def element_ratio_error(M, A, *, causal=False):
+def element_ratio_error(M, A, *, causal=False) -> RatioError:
     r"""How well an attention matrix :math:`M` preserves the element ratios of a sparse target :math:`A`.
 
     With :math:`S_i = \{j : A_{ij} > 0\}` (and, if ``causal``, only keys :math:`j \le i` considered):
@@ -317,7 +337,7 @@ def element_ratio_error(M, A, *, causal=False):
     :math:`M` approximates :math:`A` with precision :math:`(\varepsilon_1, \varepsilon_2)` when
     ``ratio`` :math:`\le \log(1+\varepsilon_1)` (every ratio of two nonzeros kept within a factor
     :math:`1+\varepsilon_1` either way) and ``leakage`` :math:`\le \varepsilon_2`. This is the book's reading of the
-    seed's "preserving element ratios" (it names :math:`\varepsilon_1, \varepsilon_2` without a formula): both
+    summary's "preserving element ratios" (it names :math:`\varepsilon_1, \varepsilon_2` without a formula): both
     conditions are invariant under rescaling rows, as a ratio measure must be, and the leakage condition bounds each
     entry off the pattern, not their sum, so ``mass`` may still grow with :math:`L`.
 
@@ -384,7 +404,7 @@ def element_ratio_error(M, A, *, causal=False):
 
 # ---------------------------------------------------------------------------------------------------- the bound
 def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
-    r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability :math:`\ge 1-\delta`.
+    r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability ≥ 1 − δ.
 
     Every row of :math:`D = U\Sigma` has norm :math:`\|B_i\| \le \sqrt k\,(c + \log\gamma)` with
     :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`, every row of :math:`V` norm :math:`\le 1`, and logits within
@@ -559,13 +579,13 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
     draw costs one product of width ``max(dims)`` plus one masked row maximum per :math:`d`. Draws are processed in
     stacked batches (no Python loop over the :math:`L^2` logits).
 
-    The factorisation (the book's choices where the seed is silent): ``method="svd"`` is the seed's
+    The factorisation (the book's choices where the paper is silent): ``method="svd"`` is the paper's
     :math:`D = U\Sigma`, :math:`V` from the dense SVD (cost :math:`O(L^3)`); since :math:`X^{(1)} = U\Sigma Y = B(VY)`
     and :math:`X^{(2)} = VY`, the construction only sees :math:`G = VY`, and when :math:`B` has full rank :math:`V` is
     orthogonal and :math:`G` has the law of :math:`Y` itself, so ``method="auto"`` skips the SVD when a sparse LU
     factorisation certifies full rank (the same distribution, :math:`O(kLd)` instead of :math:`O(L^3)`), and falls back
     to the SVD otherwise; ``"identity"`` always uses :math:`B = B\,I^\top`. ``projection="orthogonal"`` draws
-    :math:`Y = \sqrt{r}\,Q` with :math:`Q` Haar-orthonormal (the seed's "random orthogonal projection"),
+    :math:`Y = \sqrt{r}\,Q` with :math:`Q` Haar-orthonormal (the paper's "random orthogonal projection"),
     ``"gaussian"`` draws i.i.d. :math:`N(0, 1)` entries.
 
     Parameters
@@ -671,12 +691,16 @@ class SparseAttention(NamedTuple):
 
 def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, causal=False, max_resamples=64,
                                method="auto", projection="orthogonal"):
-    r"""Inputs :math:`X` for fixed :math:`W_Q, W_K` such that :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` approximates ``A``.
+    r"""Inputs X for which a fixed layer's :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` reproduces a target ``A``.
 
-    The seed's algorithm: log-transform (:func:`log_target`), factorise once, project both factors to dimension
-    ``d`` and resample the projection until :func:`element_ratio_error` meets :math:`(\varepsilon_1, \varepsilon_2)`,
-    at most ``max_resamples`` times (see :func:`resample_success` for the factorisation and projection choices). The
-    query/key dimension is ``d``; the inputs have width ``2d``.
+    This constructs an attention *pattern*: given a target matrix ``A``, it finds inputs for which a fixed layer's
+    attention matrix reproduces ``A``'s element ratios (an expressiveness result). It is not a method to approximate
+    the attention of given Q, K, V.
+
+    The algorithm of Likhosherstov, Choromanski and Weller (2021): log-transform (:func:`log_target`), factorise
+    once, project both factors to dimension ``d`` and resample the projection until :func:`element_ratio_error`
+    meets :math:`(\varepsilon_1, \varepsilon_2)`, at most ``max_resamples`` times (see :func:`resample_success` for
+    the factorisation and projection choices). The query/key dimension is ``d``; the inputs have width ``2d``.
 
     Parameters
     ----------
@@ -698,6 +722,11 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
     -------
     SparseAttention
         With ``success=False`` (and the last draw) if no draw met the precision.
+
+    Warns
+    -----
+    ConstructionFailedWarning
+        When no draw among ``max_resamples`` met the precision (``success=False``): raise ``d`` or ``max_resamples``.
 
     Raises
     ------
@@ -740,6 +769,10 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
     M /= M.sum(axis=1, keepdims=True)
     dense = A.toarray() if sparse.issparse(A) else np.asarray(A, dtype=np.float64)
     err = element_ratio_error(M, dense, causal=prep.causal)
+    if not ok:
+        warnings.warn(f"no draw of {max_resamples} met the precision (eps1={eps1}, eps2={eps2}) at d = {d}: "
+                      "the result has success=False; raise d or max_resamples", ConstructionFailedWarning,
+                      stacklevel=2)
     return SparseAttention(X, W_Q, W_K, M, err, ok, t)
 
 
@@ -806,10 +839,10 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
     :math:`t\notin S_i` (:math:`t\le i` if causal), :math:`\eta = \tfrac12\log(1+\varepsilon_1)`. The logits
     :math:`p_i(j)` equal :math:`b_j` on the support (ratio error 0 in exact arithmetic) and are at least :math:`\eta`
     below the leakage limit off it. With the fixed :math:`W_Q = [I; 0]`, :math:`W_K = [0; I]` the query/key dimension
-    is :math:`2k+1` at every :math:`L`: without a bound on the inputs, :math:`d = O(\log L)` (claim SP-approx) is not
-    needed. The price is the size of the inputs: entries up to about :math:`L^{2k}`; with inputs of bounded norm
-    :func:`packing_dimension_bound` forces :math:`d = \Omega(\log L)`. Computed in float64: the logits carry a rounding
-    error of about :math:`10^{-16}\sum_m |c_m| L^m`, reported in ``error`` (fine to a few thousand tokens at
+    is :math:`2k+1` at every :math:`L`: without a bound on the inputs, :math:`d = O(\log L)` (the summary's claim) is
+    not needed. The price is the size of the inputs: entries up to about :math:`L^{2k}`; with inputs of bounded norm
+    :func:`packing_dimension_bound` forces :math:`d = \Omega(\log L)`. Computed in float64: the logits carry a
+    rounding error of about :math:`10^{-16}\sum_m |c_m| L^m`, reported in ``error`` (fine to a few thousand tokens at
     :math:`k = 2`).
 
     Parameters
@@ -894,7 +927,7 @@ def _shift_poly(c, a):
     return out
 
 
-def packing_dimension_bound(L, R, eps2):
+def packing_dimension_bound(L, R, eps2) -> int:
     r"""Smallest query/key dimension any layer with bounded logits can have on a permutation target of length ``L``.
 
     If :math:`\mathrm{softmax}(QK^\top)` has leakage at most :math:`\varepsilon_2` on a permutation pattern
@@ -908,7 +941,7 @@ def packing_dimension_bound(L, R, eps2):
         d \;\ge\; \frac{\log L}{\log\big(1 + 2R/\log(1/\varepsilon_2)\big)} .
 
     With inputs of bounded norm (:math:`R` independent of :math:`L`) this is :math:`d = \Omega(\log L)`: the
-    :math:`O(\log L)` of claim SP-approx is then tight. (Any fixed :math:`W_Q, W_K` fold into :math:`q, k`.)
+    :math:`O(\log L)` of the summary is then tight. (Any fixed :math:`W_Q, W_K` fold into :math:`q, k`.)
 
     Parameters
     ----------
@@ -982,7 +1015,7 @@ def construction_operation_count(A, d, draws, *, eps1=1.0, eps2=0.5, causal=Fals
 
     The count is exact for the operations listed in :class:`OperationCount` (the LU's elimination counted from the
     factors it actually produced); it does not depend on the machine or its load, which is how a claim about cost
-    (claim SP-robust, "polynomial time") is decided: with :math:`d \ge` :func:`sparse_dimension_bound` one draw
+    ("polynomial time", the book's chapter 11) is decided: with :math:`d \ge` :func:`sparse_dimension_bound` one draw
     succeeds with probability at least 1/2 (expected draws at most 2), so the total is the factorisation plus
     :math:`O(L^2 d)` per draw.
 

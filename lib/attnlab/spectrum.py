@@ -3,8 +3,8 @@ r"""The spectrum of attention matrices: singular values, energy, Eckart–Young 
 For :math:`A = \mathrm{rowsoftmax}(\beta QK^\top)` with singular values :math:`\sigma_1\ge\sigma_2\ge\dots`:
 the energy count (how many singular values hold a fraction of :math:`\|A\|_F^2`), the Eckart–Young tail
 :math:`\|A - A_r\|_F = (\sum_{k>r}\sigma_k^2)^{1/2}`, the power-law tail bound of PDA §3.6, a power-law fit
-of the spectrum with its envelope constant, and the softmax kernel :math:`\exp(\beta XY^\top)`. The book's audit
-of the claims about them (PDA-ey, LR-rank, LR-cutoff, LR-energy, LR-kernel) is :mod:`attnlab.audit.spectrum`.
+of the spectrum with its envelope constant, and the softmax kernel :math:`\exp(\beta XY^\top)`. The book audits
+the PDA draft's and the low-rank tutorial's claims about them in chapter 3 (:mod:`attnlab.audit.spectrum`).
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def _real_scalar(x, name):
 
 
 # --------------------------------------------------------------------------- singular values and their tails
-def singular_values(A):
+def singular_values(A) -> np.ndarray:
     r"""Singular values :math:`\sigma_1 \ge \sigma_2 \ge \dots \ge 0` of a matrix (LAPACK ``gesdd`` via SciPy).
 
     Parameters
@@ -112,9 +112,9 @@ def singular_values(A):
 def energy_count(s, frac: float = 0.9) -> int:
     r"""The number of leading singular values that hold a fraction of the energy :math:`\|A\|_F^2`.
 
-    The smallest :math:`k \ge 1` with :math:`\sum_{i\le k}\sigma_i^2 \ge \text{frac}\cdot\sum_i\sigma_i^2`
-    (seed 001's energy measure; with ``frac = 0.9`` it is called k90). Rounding in the cumulative sum is allowed
-    a relative ``1e-15``.
+    The smallest :math:`k \ge 1` with :math:`\sum_{i\le k}\sigma_i^2 \ge \text{frac}\cdot\sum_i\sigma_i^2` (the
+    low-rank tutorial's energy measure; with ``frac = 0.9`` it is called k90). Rounding in the cumulative sum is
+    allowed a relative ``1e-15``.
 
     Parameters
     ----------
@@ -182,8 +182,11 @@ def tail_norm(s, r: int) -> float:
     return float(np.sqrt(np.sum(s[r:] ** 2)))
 
 
-def powerlaw_tail_bound(C, alpha, r):
-    r"""PDA §3.6: if :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`.
+def powerlaw_tail_bound(C, alpha, r) -> np.ndarray:
+    r"""The tail bound of a power-law spectrum on the error of the best rank-r approximation.
+
+    If :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`
+    (the PDA draft's §3.6).
 
     The bound needs only :math:`\alpha > 1/2` (the sum :math:`\sum_{k>r} k^{-2\alpha}` is at most
     :math:`\int_r^\infty x^{-2\alpha}dx`); where :math:`\alpha \le 1/2` there is no bound and the result is ``inf``.
@@ -235,7 +238,7 @@ def powerlaw_tail_bound(C, alpha, r):
     return np.where(alpha > 0.5, out, np.inf)
 
 
-def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95):
+def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95) -> dict:
     r"""Least-squares fit of a power law :math:`\sigma_k \approx c\,k^{-\alpha}` to a spectrum.
 
     Fits :math:`\log\sigma_k = \log c - \alpha\log k` over :math:`k_{lo} \le k \le k_{hi}` with

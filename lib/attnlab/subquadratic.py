@@ -1,10 +1,10 @@
 r"""Softmax attention at any temperature in near-linear time: one dimension, a Gauss-transform route, and d = 2.
 
-For scores :math:`s_{ij} = q_i k_j` (the convention of seed 003: no :math:`1/\sqrt d`) the output
-:math:`o_i = \sum_j e^{s_{ij}} v_j / \sum_j e^{s_{ij}}` is wanted to an *absolute* error ``eps`` in every entry,
-whatever the size of the scores.
+For scores :math:`s_{ij} = q_i k_j` (the convention of the any-temperature notes on Gupta et al., 2025: no
+:math:`1/\sqrt d`) the output :math:`o_i = \sum_j e^{s_{ij}} v_j / \sum_j e^{s_{ij}}` is wanted to an *absolute* error
+``eps`` in every entry, whatever the size of the scores.
 
-- :func:`attention_1d` (d = 1) follows Algorithm 1 of seed 003 (sort the keys; keep the keys within
+- :func:`attention_1d` (d = 1) follows Algorithm 1 of the notes (sort the keys; keep the keys within
   :math:`L = \log(n/\eta)` of the row maximum; shift by that maximum; replace :math:`e^x` on the window by a
   polynomial of degree :math:`O(\log(n/\eta))`), with the polynomial taken in the *query*: for :math:`q > 0`
   the shifted row is the Laplace transform :math:`F(q) = \sum_j e^{-q u_j} v_j`, :math:`u_j = k_{\max} - k_j \ge 0`,
@@ -18,7 +18,7 @@ whatever the size of the scores.
 - :func:`attention_2d` answers d = 2 with a k-d tree whose nodes hold Taylor moments: nodes entirely outside the
   relevant halfspace :math:`\{k : q\cdot k \ge m_q - L\}` are dropped, small nodes are summed from their moments,
   leaves exactly.
-- :func:`attention_halfspace` (any fixed d) is the reduction of seed 003, Thm 1.3 (Algorithm 2) over any halfspace
+- :func:`attention_halfspace` (any fixed d) is the reduction of the notes' Thm 1.3 (Algorithm 2) over any halfspace
   range-sum oracle (a brute-force one, :class:`BruteForceHalfspaceOracle`, by default): a binary search of counting
   queries for the grid maximum, one halfspace and :math:`\binom{g+d}{d}(d_v+1)` weighted sums of the multinomial
   expansion per query; the calls are counted (:func:`attention_halfspace_plan`). Its float64 expansion cancels once
@@ -338,11 +338,9 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
 
     Counts, for the call ``attention_1d(q, k, v, eps)`` with values of range ``v_range`` and ``d_v`` columns:
     ``bands`` (query bands with queries), ``nodes`` (Chebyshev nodes, g + 1 per band), ``exps`` (exponentials
-    :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and the
-    cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n
-ceil +
-    n_q\lceil\log_2 n_q
-ceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
+    :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and
+    the cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n\rceil +
+    n_q\lceil\log_2 n_q\rceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
     band cuts), and their sum ``ops``; also ``g``, ``L``, ``band_keys`` (kept keys per band). With ``run=False``
     (default) nothing is exponentiated: the band logic of the core runs and the work is counted; with ``run=True``
     (``v`` given) the call is computed and counted, and ``(output, counts)`` is returned.
@@ -503,7 +501,8 @@ def _hermite_degree(r, tmax, tol):
     r"""Smallest p with :math:`K e^{t^2/2} (\sqrt2 r)^p / \sqrt{p!} / (1 - \sqrt2 r) \le tol` for t <= tmax:
     the relative error of the Hermite expansion of :math:`e^{-(t-s)^2}` for |s| <= r, far box at distance t."""
     K, x = 1.09, math.sqrt(2) * r
-    logtol = math.log(tol) - math.log(K) + math.log1p(-x) - tmax**2 / 2 - 2 * tmax * r - r**2  # relative to e^{-(t-s)^2}
+    # relative to e^{-(t-s)^2}
+    logtol = math.log(tol) - math.log(K) + math.log1p(-x) - tmax**2 / 2 - 2 * tmax * r - r**2
     p = 1
     while p * math.log(x) - special.gammaln(p + 1) / 2 > logtol:
         p += 1
@@ -523,8 +522,8 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     :math:`|h_a(t)| \le 1.09\cdot 2^{a/2}\sqrt{a!}\,e^{-t^2/2}` makes the relative error of a far box grow like
     :math:`e^{t^2/2}`, so the degree p grows with :math:`(k_{\max} - k_{\min})^2`; and a far box sums terms near
     :math:`e^{|2ts|}` to a value near :math:`e^{-|2ts|}`, so the box width shrinks like :math:`1/\max|q - k|` to keep
-    that cancellation below :math:`\eta/10`. The route is near-linear in n but not polylogarithmic in B. Boxes are summed in the log domain (each box scaled by its own largest
-    weight), so it does not overflow; NumPy only.
+    that cancellation below :math:`\eta/10`. The route is near-linear in n but not polylogarithmic in B. Boxes are
+    summed in the log domain (each box scaled by its own largest weight), so it does not overflow; NumPy only.
 
     Parameters
     ----------
@@ -824,17 +823,17 @@ class _KDTree:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# fixed d: Algorithm 2 of seed 003 (Thm 1.3) over any halfspace range-sum oracle
+# fixed d: Algorithm 2 of the any-temperature notes (Thm 1.3) over any halfspace range-sum oracle
 
 
 class BruteForceHalfspaceOracle:
     r"""Halfspace range sums over points K with weights W, by brute force, counting every call.
 
-    The interface of the reduction of seed 003, Thm 1.3: ``count(a, b)`` returns :math:`\#\{j : a\cdot k_j \ge b\}`
-    and ``sums(a, b)`` the weighted sums :math:`\sum_{j : a\cdot k_j \ge b} W_j` (one vector per halfspace). A
-    structure with the same two methods (Matoušek's partition trees answer each in :math:`\tilde O(n^{1-1/d})`)
-    can replace it; this one costs O(n d) and O(n m) per call. ``counting_calls``, ``sum_calls`` (halfspaces asked
-    for sums) and ``weighted_sums`` (halfspaces times weight columns) count the calls.
+    The interface of the reduction of the any-temperature notes' Thm 1.3: ``count(a, b)`` returns
+    :math:`\#\{j : a\cdot k_j \ge b\}` and ``sums(a, b)`` the weighted sums :math:`\sum_{j : a\cdot k_j \ge b} W_j`
+    (one vector per halfspace). A structure with the same two methods (Matoušek's partition trees answer each in
+    :math:`\tilde O(n^{1-1/d})`) can replace it; this one costs O(n d) and O(n m) per call. ``counting_calls``,
+    ``sum_calls`` (halfspaces asked for sums) and ``weighted_sums`` (halfspaces times weight columns) count the calls.
 
     Parameters
     ----------
@@ -898,9 +897,9 @@ def _multi_indices(d, g):
 
 
 def attention_halfspace_plan(n, d, eps, B, d_v=1):
-    r"""The parameters and the per-query oracle calls of :func:`attention_halfspace` (seed 003, Algorithm 2).
+    r"""The parameters and the per-query oracle calls of :func:`attention_halfspace` (the notes' Algorithm 2).
 
-    :math:`\eta = \min(0.05, \varepsilon/(14\max(1, B)))` (the seed's pseudocode), :math:`L = \log(n/\eta)`, grid
+    :math:`\eta = \min(0.05, \varepsilon/(14\max(1, B)))` (the notes' pseudocode), :math:`L = \log(n/\eta)`, grid
     step :math:`h = \log(1 + \eta)`, window :math:`L' = L + h`, degree g of :func:`_exp_poly` on :math:`[-L', 0]`;
     the row maximum is located on the grid :math:`s h` by a binary search over
     :math:`s \in [-\lceil dB^2/h\rceil - 1, \lceil dB^2/h\rceil + 1]`, i.e. ``search_calls`` =
@@ -959,7 +958,7 @@ def _grid_max(oracle, q, s_lo, s_hi, h):
 
 
 def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=False):
-    r"""Attention for fixed d by seed 003's reduction to halfspace range sums (Algorithm 2, Thm 1.3).
+    r"""Attention for fixed d by the any-temperature notes' reduction to halfspace range sums (Algorithm 2, Thm 1.3).
 
     For each query: locate the row maximum on the grid :math:`s\,h`, :math:`h = \log(1+\eta)`, by a binary search of
     halfspace *counting* queries; shift by the grid maximum :math:`c = (s_{\max} + 1) h`; the relevant keys are the
@@ -971,8 +970,8 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     linear combinations of the :math:`\binom{g+d}{d}(d_v+1)` weighted halfspace sums
     :math:`\sum_{j \in H} k_j^\alpha [1, v_j]`. See :func:`attention_halfspace_plan` for the parameters.
 
-    The expansion is evaluated in float64, where its terms cancel once :math:`|c|` is beyond a few units (claim
-    AT-cancel): the function bounds the rounding of every query's expansion by
+    The expansion is evaluated in float64, where its terms cancel once :math:`|c|` is beyond a few units (the
+    book's chapter 9 measures where): the function bounds the rounding of every query's expansion by
     :math:`(2g + 8)\,2^{-53}\sum_\alpha |a_{|\alpha|}|\frac{|\alpha|!}{\alpha!}|q^\alpha| \sum_{j\in H}|k_j^\alpha|`
     (weighted sums of :math:`|k^\alpha|`, asked of the oracle as a guard and not counted as the algorithm's calls)
     and raises a ValueError where that bound exceeds η times the denominator. NumPy only.
@@ -986,7 +985,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     eps : float
         Target absolute error per entry (the accounting of Eq. (1) with the pseudocode's η = ε/(14 max(1, B))).
     B : float, optional
-        The entry bound (default: the largest |entry| of q, k and v).
+        The entry bound (default: the largest absolute entry of q, k and v).
     oracle : callable, optional
         ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
         :class:`BruteForceHalfspaceOracle`).

@@ -79,7 +79,8 @@ def _precision_data(exps=(1.0, 3.0, 5.0), bound_factor=10.0, norm=1.0, x_over=0.
             x = {**base, var: v}
             k = x["n"] ** exps[0] * x["d"] ** exps[1] * x["B"] ** exps[2]
             rows.append(dict(sweep=var, n=x["n"], d=x["d"], B=x["B"], kappa_extremal=k, kappa_random_adv=k / 10,
-                             kappa_random_rand=k / 100, bound=bound_factor * k, claimed_ndB3=x["n"] * x["d"] * x["B"] ** 3,
+                             kappa_random_rand=k / 100, bound=bound_factor * k,
+                             claimed_ndB3=x["n"] * x["d"] * x["B"] ** 3,
                              H_over_dB2_random=0.5, T_over_dB3_random=0.4, H_over_dB2_extremal=norm,
                              T_over_dB3_extremal=1.0))
     xr = [dict(x_scale=s, max_abs_Q=8.0 * s, kappa_adv=x_over * 100.0, bound=100.0) for s in (1, 10, 100)]

@@ -202,7 +202,7 @@ def test_check_at_sentinel_on_planted_evidence(kw, verdict, words):
 def _log2_data(printed_err=5, dup_err=0, sqrt_err=0, e=math.exp(math.log(2) ** 2), printed_ce=True, dup_ce=False,
                B_dup=math.sqrt(math.log(2) / 2), value_diff=1e-16):
     ce = dict(n=2, d=1, a=[1], keys=[[1], [1]], S=3.2, inner_products=[1, 1], orthogonal=0)
-    res = lambda k: dict(errors=k, false_pos=0, false_neg=k, total=100)
+    res = lambda k: dict(errors=k, false_pos=0, false_neg=k, total=100)  # noqa: E731
     return dict(e_log2_sq=e, B_printed=math.log(2), B_sqrt=math.sqrt(math.log(2)), B_dup=B_dup, d=4, d_dup=8,
                 e_dup=2.0, counterexample=ce if printed_ce else None, counterexample_sqrt=None,
                 counterexample_dup=ce if dup_ce else None, printed=res(printed_err), sqrt=res(sqrt_err),
@@ -224,7 +224,8 @@ def test_check_at_log2_on_planted_evidence(kw, verdict, words):
     assert v.verdict == verdict and words in v.summary, v.summary
 
 
-def _maxip_data(tie_fail_small=True, exact_large=1.0, fail_large=False, star_ok=(), below_fail=False, fact=(True, True)):
+def _maxip_data(tie_fail_small=True, exact_large=1.0, fail_large=False, star_ok=(), below_fail=False,
+                fact=(True, True)):
     rows = []
     for n in (8, 32):
         for C0 in (2.0, 4.0, 8.0):
@@ -316,8 +317,8 @@ def test_check_at_ov_on_planted_evidence(no, yes, verdict):
 @pytest.mark.parametrize("diff, entry, verdict", [(1e-15, 1.0, "verified"), (1e-6, 1.0, "refuted"),
                                                   (1e-15, 3.0, "refuted")])
 def test_check_at_temp_on_planted_evidence(diff, entry, verdict):
-    rows = [dict(T=T, max_abs_diff=diff, max_entry=entry * max(2.0, 2.0 / math.sqrt(T)), B_T=max(2.0, 2.0 / math.sqrt(T)),
-                 B=2.0) for T in (0.01, 1.0, 100.0)]
+    rows = [dict(T=T, max_abs_diff=diff, max_entry=entry * max(2.0, 2.0 / math.sqrt(T)),
+                 B_T=max(2.0, 2.0 / math.sqrt(T)), B=2.0) for T in (0.01, 1.0, 100.0)]
     assert audit.check_at_temp("smoke", data=rows).verdict == verdict
 
 
@@ -326,7 +327,8 @@ def _lowrank_data(err=1e-15, width_ok=True, multiplies=False, square_err=0.9):
                  output_rel_err=err, value_width=32) for r in (1, 2)]
     shapes = dict(VQ_T=[2, 32], UK=[64, 2], VK_T=[2, 32], printed_multiplies=multiplies,
                   printed_error=None if multiplies else "shape mismatch", corrected_shape=[2, 64])
-    return dict(rows=rows, shapes=shapes, square=dict(n=6, d=6, r=2, printed_multiplies=True, printed_rel_err=square_err))
+    return dict(rows=rows, shapes=shapes,
+                square=dict(n=6, d=6, r=2, printed_multiplies=True, printed_rel_err=square_err))
 
 
 @pytest.mark.parametrize("kw, verdict", [

@@ -62,7 +62,8 @@ def test_simulated_row_requirement_is_the_smallest_passing_m():
 
 @pytest.mark.parametrize("check, experiment", [
     (audit.check_pda_jl, audit.tail_experiment),
-    (audit.check_pda_row, lambda p, s: dict(table=audit.row_experiment(p, s), search=audit.quantifier_experiment(p, s))),
+    (audit.check_pda_row,
+     lambda p, s: dict(table=audit.row_experiment(p, s), search=audit.quantifier_experiment(p, s))),
     (audit.check_pda_alg, audit.scaling_experiment),
 ])
 def test_checks_take_the_chapter_data(check, experiment, tmp_path, monkeypatch):

@@ -113,7 +113,8 @@ def test_log_axes_have_no_minor_tick_labels():
                     fig.canvas.draw()
                     lo, hi = sorted(axis.get_view_interval())
                     labels = [t.get_text() for t in axis.get_ticklabels()
-                              if t.get_text() and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
+                              if t.get_text()
+                              and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
                     assert len(labels) <= 8, labels  # (none on a y axis shared with the panel on its left)
         plt.close(fig)
 
@@ -175,7 +176,8 @@ def test_headline_rule_reaches_every_verdict():
     assert v.verdict == "corrected"
     # below 1% on 60% of the real heads (between half and 90%): corrected
     mixed = _real_rows(0.005, 15) + _real_rows(0.05, 10)
-    assert A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.05), real=mixed, **good)).verdict == "corrected"
+    v = A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.05), real=mixed, **good))
+    assert v.verdict == "corrected"
 
 
 def test_planned_experiments_rules():

@@ -65,7 +65,8 @@ def test_parameters_box_is_collapsed_and_labelled():
         parameters([1, 2])
 
 
-@pytest.mark.parametrize("v, s", [(4096, "4,096"), (0.123456, "0.123"), (1.5e-7, "1.50 × 10⁻⁷"), (6.49e11, "6.49 × 10¹¹"), (1e-12, "1.00 × 10⁻¹²"), (math.nan, "–"),
+@pytest.mark.parametrize("v, s", [(4096, "4,096"), (0.123456, "0.123"), (1.5e-7, "1.50 × 10⁻⁷"),
+                                  (6.49e11, "6.49 × 10¹¹"), (1e-12, "1.00 × 10⁻¹²"), (math.nan, "–"),
                                   (None, "–"), (math.inf, "∞"), (2.0, "2"), (123.456, "123"), (True, "yes"),
                                   (12345.6, "12,346"), ("text", "text")])
 def test_fmt_number(v, s):

@@ -27,7 +27,8 @@ def _ball(exponent=1.0, ell=3, margin_ok=True, volume=1.0):
         vd = math.pi ** (d / 2) / math.gamma(d / 2 + 1)
         for g in (30.0, 100.0, 300.0, 1000.0):
             rows.append(dict(d=d, eps=0.25, gamma=g, beta=g * math.sqrt(d) * (g + 8), ell=ell,
-                             M=int(round(volume * vd * (g / ell) ** (d * exponent) * (g / ell) ** 0)), margin_ok=margin_ok))
+                             M=int(round(volume * vd * (g / ell) ** (d * exponent) * (g / ell) ** 0)),
+                             margin_ok=margin_ok))
     return rows
 
 

@@ -1,7 +1,6 @@
 """Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper)."""
 import math
 
-import numpy as np
 import pytest
 
 from attnlab.audit import rank_lower, rank_upper
@@ -226,8 +225,9 @@ def _upper(planted_slope=0.4):
     planted = [dict(family="planted r=1", r=1, r_visible=1, d=64, n=2000, L=500, beta=b, eps=0.5, rho_Q=1.0,
                     rho_K=1.0, Gamma=b, upper=max(1, round(2 * (1 + b / 0.25) ** planted_slope)), method="svd",
                     error=0.4) for b in (1.0, 10.0, 100.0)]
-    lattice = [dict(family="ball d=2 (lattice)", r=2, eps=0.5, n=4 * g * g, L=(2 * g + 9) ** 2, gamma=g, beta=g * (g + 4),
-                    Gamma=g * (g + 4), upper=3 * g * g, lower=g * g, lower_valid=True) for g in (2.0, 4.0, 8.0, 11.0)]
+    lattice = [dict(family="ball d=2 (lattice)", r=2, eps=0.5, n=4 * g * g, L=(2 * g + 9) ** 2, gamma=g,
+                    beta=g * (g + 4), Gamma=g * (g + 4), upper=3 * g * g, lower=g * g, lower_valid=True)
+               for g in (2.0, 4.0, 8.0, 11.0)]
     return dict(planted=planted, lattice=lattice)
 
 

@@ -209,7 +209,8 @@ def test_log_axes_have_no_minor_tick_labels():
                     fig.canvas.draw()
                     lo, hi = sorted(axis.get_view_interval())
                     labels = [t.get_text() for t in axis.get_ticklabels()
-                              if t.get_text() and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
+                              if t.get_text()
+                              and lo * (1 - 1e-9) <= t.get_position()[axis is ax.yaxis] <= hi * (1 + 1e-9)]
                     assert len(labels) <= 8, labels  # (none on a y axis shared with the panel on its left)
         plt.close(fig)
 
@@ -284,11 +285,12 @@ def _mercer_data(counts, gram_frac):
 
 
 def test_lr_mercer_rule_reaches_every_verdict():
-    assert A.check_lr_mercer("smoke", data=_mercer_data({8: 40_000, 64: 10**14}, {8: 0.15, 64: 0.4})).verdict == "refuted"
+    big = {8: 40_000, 64: 10**14}
+    assert A.check_lr_mercer("smoke", data=_mercer_data(big, {8: 0.15, 64: 0.4})).verdict == "refuted"
     assert A.check_lr_mercer("smoke", data=_mercer_data({8: 20, 64: 100}, {8: 0.05, 64: 0.05})).verdict == "verified"
     assert A.check_lr_mercer("smoke", data=_mercer_data({8: 20, 64: 10**14}, {8: 0.05, 64: 0.4})).verdict == "corrected"
     # the operator says high rank but the measured matrices (d > 16) are low: corrected, not refuted
-    assert A.check_lr_mercer("smoke", data=_mercer_data({8: 40_000, 64: 10**14}, {8: 0.3, 64: 0.05})).verdict == "corrected"
+    assert A.check_lr_mercer("smoke", data=_mercer_data(big, {8: 0.3, 64: 0.05})).verdict == "corrected"
 
 
 def test_mercer_experiment():

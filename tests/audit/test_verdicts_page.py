@@ -93,7 +93,8 @@ def _rows():
     rows = []
     for c in CLAIMS:
         v = Verdict(c.id, "pending" if c.check is None else "verified",
-                    UNDERSCORES if c.id == "PDA-ey" else f"Summary of {c.id}. More.", numbers=dict(x=1.0), scale="smoke")
+                    UNDERSCORES if c.id == "PDA-ey" else f"Summary of {c.id}. More.", numbers=dict(x=1.0),
+                    scale="smoke")
         rows.append({"id": c.id, "seed": c.seed, "section": c.section, "statement": c.statement, "chapter": c.chapter,
                      "check": c.check, "verdict": v.to_dict()})
     rows[0]["verdict"]["verdict"] = "refuted"
@@ -138,7 +139,8 @@ def test_claims_table_one_row_per_claim_with_link_and_plain_summary():
         tds = tr.find_all("td", recursive=False)
         assert len(tds) == 4 and tds[0].get_text(strip=True) == c.id
         assert tds[1].get_text(strip=True) == tr["data-verdict"]
-        assert tds[2].find("details").find("summary").get_text() == headline_of(tr.find(class_="attnlab-summary").get_text())
+        summary = tr.find(class_="attnlab-summary").get_text()
+        assert tds[2].find("details").find("summary").get_text() == headline_of(summary)
         link = tds[3].find("a")
         if c.chapter:
             assert link["href"] == f"../{c.chapter}.html#verdict-{c.id}"

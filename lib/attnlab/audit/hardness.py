@@ -572,7 +572,7 @@ def check_at_log2(scale=None, seed: int = 0, data=None) -> Verdict:
     out = log2_experiment(p, seed) if data is None else data
     ce = out["counterexample"]
     wrong = abs(out["e_log2_sq"] - 2) > 1e-3 and ce is not None
-    exact = lambda name: out[name]["errors"] == 0 and out[f"counterexample_{name}"] is None
+    exact = lambda name: out[name]["errors"] == 0 and out[f"counterexample_{name}"] is None  # noqa: E731
     vals = out.get("values")
     vals_ok = vals is None or (vals["max_diff"] <= 1e-12 and vals["parity_agree"] == vals["total"]
                                and vals["max_entry_QKV"] <= out["B_printed"] + 1e-15)

