@@ -484,13 +484,13 @@ def _fast_ok(xp, plan, mask, V, n_keys) -> bool:
     return lv + math.log2(n_keys) + _FAST_EXP2 + 4 <= math.log2(float(xp.finfo(V.dtype).max))
 
 
-def _blocked_rows(xp, plan, Q, K, V, causal, block, q0, out, lse_out, where, mask, is_bool, shift, Ka):
-    """Online softmax over key tiles for the queries q0 : q0 + block of one batch element (2-d Q, K, V, mask
+def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, where, mask, is_bool, shift, Ka):
+    """Online softmax over key tiles of ``block`` keys for the queries q0 : q0 + qblock of one batch element (2-d Q, K, V, mask
     with 2 axes of size 1 or full); writes their rows of ``out`` and ``lse_out`` at index ``where``. ``Ka`` (K
     with a column of ones, NumPy) turns on the fast path: after a first standard tile the shift -m and the
     inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), and a tile is accepted without its max
     while its exponentials stay below 2^_FAST_EXP2 (else it is redone by the standard step)."""
-    q1 = min(q0 + block, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
+    q1 = min(q0 + qblock, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
     Qb = Q[q0:q1, :]
     nb, dev = Qb.shape[0], array_api_compat.device(Q)
     m = xp.full((nb, 1), -xp.inf, dtype=Q.dtype, device=dev)
@@ -501,8 +501,13 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, q0, out, lse_out, where, mas
     mk = mask is not None and mask.shape[1] > 1
     Qa = buf = None
     misses = 0
-    for k0 in range(0, k_end, block):
-        k1 = min(k0 + block, K.shape[0])
+    if causal:  # tiles of keys every query of the block sees, then one diagonal tile (at most qblock keys)
+        full = min(q0, k_end)
+        tiles = [(k0, min(k0 + block, full)) for k0 in range(0, full, block)]
+        tiles += [(full, k_end)] if full < k_end else []
+    else:
+        tiles = [(k0, min(k0 + block, k_end)) for k0 in range(0, k_end, block)]
+    for k0, k1 in tiles:
         diag = causal and k1 - 1 > q0
         if Qa is not None and not diag and misses < 2:
             S = np.matmul(Qa, Ka[k0:k1, :].T, out=buf if k1 - k0 == block else None)  # β·scores − m
@@ -579,7 +584,11 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     (about 1e-15 relative in float64), and every input that
     :func:`attention` rejects is rejected with the same error. With
     ``causal=True`` key tiles entirely above the diagonal are skipped, which
-    halves the work. Batch, mask, causal and the log-sum-exp are as in
+    halves the work (query blocks are then ``block // 4`` long, so that
+    little work is spent above the diagonal). On NumPy with several threads,
+    query blocks are made smaller than ``block`` where there would be fewer
+    than two per thread.
+    Batch, mask, causal and the log-sum-exp are as in
     :func:`attention` (the semantics of PyTorch's
     ``scaled_dot_product_attention``).
 
@@ -660,6 +669,12 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     fast = _fast_ok(xp, plan, mask, V, K.shape[-2])
     nbd = len(batch)
     idxs = list(np.ndindex(*batch)) if nbd else [()]
+    qblock = block
+    if array_api_compat.is_numpy_namespace(xp) and threads > 1:  # at least 2 query blocks per thread
+        per_element = -(-2 * threads // len(idxs))
+        qblock = max(1, min(block, -(-Lq // per_element)))
+    if causal:  # small diagonal tiles: less work above the diagonal, and better balance over the threads
+        qblock = max(1, min(qblock, block // 4))
     Kas = {}
 
     def run(task):
@@ -671,11 +686,11 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
             if key not in Kas:
                 Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
             Ka = Kas[key]
-        _blocked_rows(xp, plan, _part(Q, idx, nbd), K2, _part(V, idx, nbd), causal, block, q0, out, lse, idx,
+        _blocked_rows(xp, plan, _part(Q, idx, nbd), K2, _part(V, idx, nbd), causal, block, qblock, q0, out, lse, idx,
                       None if mask is None else _part(mask, idx, nbd), is_bool,
                       None if shift is None else _part(shift, idx, nbd), Ka)
 
-    starts = list(range(0, Lq, block))
+    starts = list(range(0, Lq, qblock))
     if causal:
         starts.reverse()  # the longest rows first: better balance over the threads
     tasks = [(idx, q0) for idx in idxs for q0 in starts]
