@@ -104,7 +104,7 @@ def main(argv=None):
     import torch.nn.functional as F  # noqa: PLC0415
 
     rng = np.random.default_rng(args.seed)
-    load_start = os.getloadavg()
+    load_start, date = os.getloadavg(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     t_start = time.perf_counter()
     d, max_L = args.d, 65_536 if args.full else 16_384
     gemm = {dt.__name__: gemm_rate(dt, rng) for dt in (np.float32, np.float64)}
@@ -151,7 +151,7 @@ def main(argv=None):
                machine=platform.machine(), cpu=cpu_model(), cores=len(os.sched_getaffinity(0)),
                torch_threads=torch.get_num_threads(), blas=blas,
                parameters=dict(d=d, seed=args.seed, max_L=max_L, block=args.block, full=args.full),
-               date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), loadavg_start=list(load_start),
+               date=date, loadavg_start=list(load_start),
                loadavg_end=list(os.getloadavg()), wall_seconds=time.perf_counter() - t_start,
                gemm_gflops=gemm, tile_profile=profile, rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

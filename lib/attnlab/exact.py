@@ -470,18 +470,20 @@ def attention(Q, K, V, *, beta=None, causal=False, mask=None, return_lse=False):
     return (O, lse) if return_lse else O
 
 
-#: fast NumPy path of the blocked loop: exp(S − m) with a shift m kept from an earlier tile may reach 2^_FAST_EXP2
-#: (entries above it send the tile back to the standard step); ell and acc then stay far inside the range.
-_FAST_EXP2 = 16
+def _fast_exp2(dtype) -> int:
+    """Fast NumPy path of the blocked loop: exp(S − m) with a shift m kept from an earlier tile may reach
+    2^_fast_exp2 (48 in float32, 496 in float64; a tile above it goes back to the standard step), so that ell and
+    acc stay far inside the range. A shift below the true maximum loses nothing: exponentials only underflow less."""
+    return int(math.log2(float(np.finfo(dtype).max))) // 2 - 16
 
 
 def _fast_ok(xp, plan, mask, V, n_keys) -> bool:
     """Whether the NumPy fast path may run: plain logits (no overflow plan), no mask, values small enough that
-    sums of n_keys weights up to 2^_FAST_EXP2 cannot overflow."""
+    sums of n_keys weights up to 2^_fast_exp2 cannot overflow."""
     if not array_api_compat.is_numpy_namespace(xp) or plan.robust or mask is not None:
         return False
     lv, _ = _max_abs(xp, V)
-    return lv + math.log2(n_keys) + _FAST_EXP2 + 4 <= math.log2(float(xp.finfo(V.dtype).max))
+    return lv + math.log2(n_keys) + _fast_exp2(V.dtype) + 4 <= math.log2(float(xp.finfo(V.dtype).max))
 
 
 def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, where, mask, is_bool, shift, Ka):
@@ -489,7 +491,7 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
     with 2 axes of size 1 or full); writes their rows of ``out`` and ``lse_out`` at index ``where``. ``Ka`` (K
     with a column of ones, NumPy) turns on the fast path: after a first standard tile the shift -m and the
     inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), and a tile is accepted without its max
-    while its exponentials stay below 2^_FAST_EXP2 (else it is redone by the standard step)."""
+    while its exponentials stay below 2^_fast_exp2 (else it is redone by the standard step)."""
     q1 = min(q0 + qblock, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
     Qb = Q[q0:q1, :]
     nb, dev = Qb.shape[0], array_api_compat.device(Q)
@@ -500,6 +502,7 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
     mq = mask is not None and mask.shape[0] > 1
     mk = mask is not None and mask.shape[1] > 1
     Qa = buf = None
+    limit = 2.0 ** _fast_exp2(Q.dtype) * block if Ka is not None else 0.0
     misses = 0
     if causal:  # tiles of keys every query of the block sees, then one diagonal tile (at most qblock keys)
         full = min(q0, k_end)
@@ -514,7 +517,7 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
             with np.errstate(over="ignore"):
                 np.exp(S, out=S)
             s = S.sum(axis=1, keepdims=True)
-            if bool(np.all(s <= 2.0 ** _FAST_EXP2 * (k1 - k0))):  # also false for inf or NaN
+            if bool(np.all(s <= limit)):  # also false for inf or NaN
                 ell += s
                 acc += S @ V[k0:k1, :]
                 continue
@@ -557,11 +560,16 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _part(a, idx, batch_ndim):
-    """The 2-d slice of a (batch axes broadcast against a batch of batch_ndim axes) at the batch index idx."""
+def _own(a, idx, batch_ndim):
+    """a's own index of the batch index idx (its batch axes broadcast against batch_ndim axes)."""
     lead = a.ndim - 2
     own = idx[batch_ndim - lead:] if lead else ()
-    return a[tuple(0 if a.shape[k] == 1 else i for k, i in enumerate(own)) + (slice(None), slice(None))]
+    return tuple(0 if a.shape[k] == 1 else i for k, i in enumerate(own))
+
+
+def _part(a, idx, batch_ndim):
+    """The 2-d slice of a (batch axes broadcast against a batch of batch_ndim axes) at the batch index idx."""
+    return a[_own(a, idx, batch_ndim) + (slice(None), slice(None))]
 
 
 def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse=False, block=1024, threads=None):
@@ -599,7 +607,8 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     single-threaded BLAS; and without a mask, once a block's first tile has
     given a row maximum m, the inverse temperature and the shift by m are
     folded into the score product and a tile's maximum is skipped while its
-    exponentials stay below :math:`2^{16}` (else the tile is redone the
+    exponentials stay below :math:`2^{48}` in float32, :math:`2^{496}` in
+    float64 (else the tile is redone the
     standard way): this saves three of the five passes over each tile. On
     other libraries (CuPy, ``array_api_strict``, …) the blocks run in
     sequence and ``threads`` is only validated.
@@ -682,7 +691,7 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
         K2 = _part(K, idx, nbd)
         Ka = None
         if fast:
-            key = idx if K.ndim > 2 else ()
+            key = _own(K, idx, nbd)
             if key not in Kas:
                 Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
             Ka = Kas[key]
@@ -696,10 +705,11 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     tasks = [(idx, q0) for idx in idxs for q0 in starts]
     if array_api_compat.is_numpy_namespace(xp) and threads > 1 and len(tasks) > 1:
         if fast:  # fill the key cache before the threads start (no races on it)
-            for idx in (idxs if K.ndim > 2 else idxs[:1]):
-                run_key = idx if K.ndim > 2 else ()
-                K2 = _part(K, idx, nbd)
-                Kas[run_key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
+            for idx in idxs:
+                key = _own(K, idx, nbd)
+                if key not in Kas:
+                    K2 = _part(K, idx, nbd)
+                    Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
         with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(min(threads, len(tasks))) as pool:
             list(pool.map(run, tasks))  # list() re-raises any worker's exception here
     elif array_api_compat.is_numpy_namespace(xp) and Lq * K.shape[-2] >= 2**20:
