@@ -487,11 +487,11 @@ def _fast_ok(xp, plan, mask, V, n_keys) -> bool:
 
 
 def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, where, mask, is_bool, shift, Ka):
-    """Online softmax over key tiles of ``block`` keys for the queries q0 : q0 + qblock of one batch element (2-d Q, K, V, mask
-    with 2 axes of size 1 or full); writes their rows of ``out`` and ``lse_out`` at index ``where``. ``Ka`` (K
-    with a column of ones, NumPy) turns on the fast path: after a first standard tile the shift -m and the
-    inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), and a tile is accepted without its max
-    while its exponentials stay below 2^_fast_exp2 (else it is redone by the standard step)."""
+    """Online softmax over key tiles of ``block`` keys for the queries q0 : q0 + qblock of one batch element
+    (2-d Q, K, V; a mask with 2 axes of size 1 or full); writes their rows of ``out`` and ``lse_out`` at index
+    ``where``. ``Ka`` (K with a column of ones, NumPy) turns on the fast path: after a first standard tile the shift
+    -m and the inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), and a tile is accepted without its
+    max while its exponentials stay below 2^_fast_exp2 (else it is redone by the standard step)."""
     q1 = min(q0 + qblock, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
     Qb = Q[q0:q1, :]
     nb, dev = Qb.shape[0], array_api_compat.device(Q)
@@ -546,7 +546,8 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
                 buf = np.empty((nb, block), dtype=Q.dtype)
             Qa[:, -1:] = -m
     m_fin = m if mask is None else xp.where(m == -xp.inf, xp.zeros_like(m), m)
-    lse = _lse(xp, plan, m_fin, ell, None if shift is None else shift[slice(q0, q1) if shift.shape[0] > 1 else slice(0, 1), :])
+    rows = slice(q0, q1) if shift is not None and shift.shape[0] > 1 else slice(0, 1)
+    lse = _lse(xp, plan, m_fin, ell, None if shift is None else shift[rows, :])
     if mask is not None:
         ell = xp.where(ell == 0, xp.ones_like(ell), ell)
     out[where + (slice(q0, q1), slice(None))] = acc / ell
