@@ -34,7 +34,9 @@ from typing import NamedTuple
 
 import array_api_compat
 import numpy as np
-from threadpoolctl import threadpool_limits
+import threading
+
+from threadpoolctl import ThreadpoolController
 
 from ._validate import finite_real, flag, floating_array, namespace_of, positive_int
 
@@ -554,6 +556,29 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
     lse_out[where + (slice(q0, q1),)] = lse
 
 
+_POOLS: dict = {}
+_POOLS_LOCK = threading.Lock()
+_BLAS = []
+
+
+def _one_blas_thread():
+    """A context with single-threaded BLAS, from one ThreadpoolController made on first use (threadpool_limits
+    looks up the loaded libraries on every call: about 0.5 ms, as much as a whole call at L = 1024 on 2 cores)."""
+    with _POOLS_LOCK:
+        if not _BLAS:
+            _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """The module's worker pool of ``threads`` threads, made on first use and kept (its tasks never wait on one
+    another, so callers in several threads may share it)."""
+    with _POOLS_LOCK:
+        if threads not in _POOLS:
+            _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="attnlab-blocked")
+        return _POOLS[threads]
+
+
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -711,10 +736,10 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
                 if key not in Kas:
                     K2 = _part(K, idx, nbd)
                     Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
-        with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(min(threads, len(tasks))) as pool:
-            list(pool.map(run, tasks))  # list() re-raises any worker's exception here
+        with _one_blas_thread():
+            list(_pool(threads).map(run, tasks))  # list() re-raises any worker's exception here
     elif array_api_compat.is_numpy_namespace(xp) and Lq * K.shape[-2] >= 2**20:
-        with threadpool_limits(1, user_api="blas"):  # many small products: threaded BLAS only waits
+        with _one_blas_thread():  # many small products: threaded BLAS only waits
             for task in tasks:
                 run(task)
     else:
