@@ -7,7 +7,8 @@ Measures, in one run:
 - ``attention_blocked`` (float32, d = 64) over L, as attention FLOP/s (4·L²·d per call) and as a fraction
   of the GEMM rate; its peak traced memory (tracemalloc, NumPy's allocations) at every L;
 - dense ``attention`` where its L×L matrix fits (L <= 16,384), the same way;
-- the maximum resident memory of a fresh process that makes one blocked call at the largest L.
+- the maximum resident memory of a fresh process that makes one blocked call at the largest L;
+- the load average (os.getloadavg()) at the start and at the end: timings from a shared machine are noisy.
 Writes a JSON file that the book's performance page reads.
 """
 from __future__ import annotations
@@ -68,6 +69,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     d = args.d
+    load_start = os.getloadavg()
 
     n = 4096
     A = rng.standard_normal((n, n), dtype=np.float32)
@@ -112,7 +114,8 @@ def main(argv=None):
     out = dict(provenance(dict(d=d, seed=args.seed, max_L=args.max_L, dtype="float32", block=1024)),
                cpu=cpu_model(), cores=len(os.sched_getaffinity(0)), blas=blas, gemm_gflops=gemm / 1e9,
                max_rss_bytes_blocked_at_max_L=rss_kib * 1024,
-               date=time.strftime("%Y-%m-%d"), rows=rows)
+               date=time.strftime("%Y-%m-%d"), loadavg_start=list(load_start), loadavg_end=list(os.getloadavg()),
+               rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.out}")

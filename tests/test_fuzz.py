@@ -173,7 +173,7 @@ def _qkv():
 
 
 #: parameter -> bad values with the exception each must raise, per function family.
-ARRAY_BAD = [(np.array(1.0), ValueError), (np.zeros((2, 2, 2)), ValueError), (np.array([[np.nan, 0.0]]), ValueError),
+ARRAY_BAD = [(np.array(1.0), ValueError), (np.zeros((2, 2, 3)), ValueError), (np.array([[np.nan, 0.0]]), ValueError),
              (np.array([[1 + 1j, 0]]), TypeError), (np.array([[True, False]]), TypeError), ("abc", TypeError)]
 TABLE = {
     "softmax/logsumexp": [("x", v, e) for v, e in [(np.array(1.0), ValueError), (np.array([np.nan]), ValueError),
