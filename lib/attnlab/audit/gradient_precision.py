@@ -206,7 +206,7 @@ def check_at_precision(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "verified"
     base = next(r for r in rows if r["sweep"] == "B" and r["B"] == max(rr["B"] for rr in rows if rr["sweep"] == "B"))
     x_first, x_last = xrows[0], xrows[-1]
-    growth = f"L^{slopes['n']:.2f} d^{slopes['d']:.2f} B^{slopes['B']:.2f}"
+    growth = f"L to the power {slopes['n']:.2f}, d to {slopes['d']:.2f} and B to {slopes['B']:.2f}"
     if verdict == "corrected":
         head = (f"The printed oracle precision ε/Θ(LdB³) is too coarse: the error amplification grows like {growth}, "
                 f"within the derived Ld³B⁵.")

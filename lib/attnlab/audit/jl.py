@@ -252,12 +252,12 @@ def plot_tail_vs_c(m_eps_pairs, n_c: int = 41):
     for m, eps in m_eps_pairs:
         t = np.array([inner_product_tail(m, eps, c) for c in cs])
         data[f"tail_m{m}_eps{eps}"] = t
-        ax.plot(cs, _positive(t), label=rf"$m = {m},\ \epsilon = {eps}$")
+        ax.plot(cs, _positive(t), label=rf"$m = {m},\ \varepsilon = {eps}$")
     ax.set_yscale("log")
     _log_axis(ax.yaxis)
     ax.set_xticks([-1, -0.5, 0, 0.5, 1])
     ax.set_xlabel(r"inner product $c = \langle u, v\rangle$")
-    ax.set_ylabel(r"$\Pr(|\langle Pu, Pv\rangle - c| \geq \epsilon)$")
+    ax.set_ylabel(r"$\Pr(|\langle Pu, Pv\rangle - c| \geq \varepsilon)$")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(m_eps_pairs), handlelength=1.2,
               columnspacing=0.8)
     return fig, data
@@ -272,10 +272,11 @@ def plot_tail_vs_m(rows):
 
     fig, (ax, bx) = figure(ncols=2, width=3.4, height=2.7)
     shown = _pick_eps(sorted({r["eps"] for r in rows}))
-    colours = {}
+    colours, markers = {}, {}
     for i, eps in enumerate(shown):
         rs = sorted((r for r in rows if r["eps"] == eps), key=lambda r: r["m"])
         col = colours[eps] = OKABE_ITO[(1, 5, 6)[i % 3]]
+        mk = markers[eps] = "os^"[i % 3]
         m = np.array([r["m"] for r in rs])
         tail = np.array([r["tail"] for r in rs])
         ax.plot(m, _positive(tail), color=col)
@@ -284,7 +285,7 @@ def plot_tail_vs_m(rows):
         p = np.array([r["mc_k"] / r["mc_n"] for r in rs])
         lo = np.array([r["mc_lo"] for r in rs])
         hi = np.array([r["mc_hi"] for r in rs])
-        ax.errorbar(m[ok], p[ok], yerr=[p[ok] - lo[ok], hi[ok] - p[ok]], fmt="o", color=col, ms=3, lw=1)
+        ax.errorbar(m[ok], p[ok], yerr=[p[ok] - lo[ok], hi[ok] - p[ok]], fmt=mk, color=col, ms=3, lw=1)
         bx.plot(m, _positive(tail / np.array([r["bound"] for r in rs])), color=col, ls="--")
         bx.plot(m, _positive(tail / np.array([r["chernoff"] for r in rs])), color=col, ls=":")
     ms = [r["m"] for r in rows]
@@ -296,12 +297,12 @@ def plot_tail_vs_m(rows):
         _log_axis(a.yaxis)
     ax.set_ylabel("worst-pair tail probability")
     bx.set_ylabel("exact tail / bound")
-    eps_handles = [Line2D([], [], color=colours[e], label=rf"$\epsilon = {e:g}$") for e in shown]
+    eps_handles = [Line2D([], [], color=colours[e], marker=markers[e], ms=3, label=rf"$\varepsilon = {e:g}$") for e in shown]
     ax.legend(handles=eps_handles + [
         Line2D([], [], color="k", marker="o", ms=3, ls="", label="Monte Carlo, 95%"),
-        Line2D([], [], color="k", ls="--", lw=1, label=r"printed $4e^{-m\epsilon^2/8}$")],
+        Line2D([], [], color="k", ls="--", lw=1, label=r"printed $4e^{-m\varepsilon^2/8}$")],
         loc="lower left", handlelength=1.6)
-    bx.legend(handles=[Line2D([], [], color="k", ls="--", label=r"/ printed $4e^{-m\epsilon^2/8}$"),
+    bx.legend(handles=[Line2D([], [], color="k", ls="--", label=r"/ printed $4e^{-m\varepsilon^2/8}$"),
                        Line2D([], [], color="k", ls=":", label="/ Chernoff form")],
               loc="lower left", handlelength=1.6)
     fig.tight_layout()

@@ -265,10 +265,10 @@ def plot_amplify(amp):
         data[f"worst_eps{e:g}"] = [max(r["sup"], r["attained"]) / e for r in sel]
         data[f"typical_eps{e:g}"] = [r["typical"] / e for r in sel]
     for i, e in enumerate(shown):
-        col = OKABE_ITO[(1, 5)[i % 2]]
-        a.plot(data["s"], _positive(data[f"worst_eps{e:g}"]), "-", color=col, label=rf"worst, $\epsilon = {e:g}$")
-        a.plot(data["s"], _positive(data[f"typical_eps{e:g}"]), "--", color=col,
-               label=rf"Gaussian $x$, $\epsilon = {e:g}$")
+        col, mk = OKABE_ITO[(1, 5)[i % 2]], "os"[i % 2]
+        a.plot(data["s"], _positive(data[f"worst_eps{e:g}"]), "-", marker=mk, ms=3, color=col, label=rf"worst, $\varepsilon = {e:g}$")
+        a.plot(data["s"], _positive(data[f"typical_eps{e:g}"]), "--", marker=mk, ms=3, mfc="white", color=col,
+               label=rf"Gaussian $x$, $\varepsilon = {e:g}$")
     a.axhline(1, color="k", ls=":", lw=1.5, label="ratio 1")
     a.set(xscale="log", yscale="log", ylim=(1e-4, 3), xlabel=r"logit scale $s$ ($\mathrm{osc}(x)$, or $x = s z$)",
           ylabel=r"$\|\Delta\,\mathrm{softmax}\|_1 / \|h\|_\infty$")

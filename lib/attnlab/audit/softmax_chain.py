@@ -288,14 +288,15 @@ def plot_chain(rows, perturbation="random"):
         data["L"] = [r["L"] for r in sel]
         for key in ("r_A_fro", "r_O_fro"):
             data[f"{key}:{kind}:{pert}"] = [r[key] for r in sel]
-    labels = ((axes[0], "r_A_fro", r"$\|A-\tilde A\|_F / (2\epsilon\sqrt{L})$"),
-              (axes[1], "r_O_fro", r"$\|O-\tilde O\|_F / (2\epsilon\sqrt{L}\,\|V\|_F)$"))
+    labels = ((axes[0], "r_A_fro", r"$\|A-\tilde A\|_F / (2\varepsilon\sqrt{L})$"),
+              (axes[1], "r_O_fro", r"$\|O-\tilde O\|_F / (2\varepsilon\sqrt{L}\,\|V\|_F)$"))
     for ax, key, lab in labels:
         for kind in ("random", "sharp", "real", "two-key"):
             sel = [r for r in rows if r["kind"] == kind and (kind == "two-key" or r["perturbation"] == perturbation)]
             if not sel:
                 continue
-            ax.plot([r["L"] for r in sel], _positive([r[key] for r in sel]), "o-", color=colours[kind],
+            mk, ls = {"random": ("o", "-"), "sharp": ("s", "--"), "real": ("^", "-."), "two-key": ("D", ":")}[kind]
+            ax.plot([r["L"] for r in sel], _positive([r[key] for r in sel]), marker=mk, ls=ls, color=colours[kind],
                     label=names[kind])
         Ls = np.array(data["L"], float)
         ax.plot(Ls, 0.3 * (Ls / Ls[0]) ** -0.5, color="grey", lw=1, ls=":", label="slope −1/2")

@@ -484,11 +484,12 @@ def plot_tail_bound(rows, n: int):
         rs = [r for r in rows if r["kind"] == kind and r["n"] == n]
         col = OKABE_ITO[1 + i]
         r_ = [r["r"] for r in rs]
-        ax.loglog(r_, [r["tail"] for r in rs], "o-", color=col)
+        mk = "os^D"[i % 4]
+        ax.loglog(r_, [r["tail"] for r in rs], marker=mk, ls="-", color=col)
         b = [r["bound"] for r in rs]
         if np.all(np.isfinite(b)):
             ax.loglog(r_, b, "--", color=col, lw=1)
-        handles.append(Line2D([], [], color=col, marker="o", label=f"{kind} ($\\alpha = {rs[0]['alpha']:.2f}$)"))
+        handles.append(Line2D([], [], color=col, marker=mk, label=f"{kind} ($\\alpha = {rs[0]['alpha']:.2f}$)"))
         data[f"{kind}_r"], data[f"{kind}_tail"], data[f"{kind}_bound"] = r_, [r["tail"] for r in rs], b
     handles += [Line2D([], [], color="k", marker="o", label=r"error $\|A - A_r\|_F$"),
                 Line2D([], [], color="k", ls="--", lw=1, label="power-law bound")]

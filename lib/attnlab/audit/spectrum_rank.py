@@ -192,7 +192,7 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
     low = [r["kind"] for r in rows if r not in high]
     g = next((r for r in rows if r["kind"] == "gaussian" and r["sweep"]), None)
     sweep = (f" Sharpening Gaussian Q, K (d = {g['d']}) raises k₉₀ "
-             + " → ".join(str(x["k90"]) for x in g["sweep"]) + " as b goes "
+             + " → ".join(str(x["k90"]) for x in g["sweep"]) + " as t goes "
              + " → ".join(f"{x['b']:g}" for x in g["sweep"]) + f" (mean row maximum up to "
              f"{max(x['row_max'] for x in g['sweep']):.2f}), towards the limit's {g['k90_limit']}." if g else "")
     return Verdict(
@@ -219,8 +219,8 @@ def plot_demo_spectra(rows, n: int):
     data = {}
     for i, r in enumerate(x for x in rows if x["n"] == n and x["trial"] == 0):
         s = np.asarray(r["s"])
-        col = OKABE_ITO[1 + i % 7]
-        ax.semilogy(np.arange(1, len(s) + 1), s / s[0], "o-", ms=2, lw=1, color=col, label=f"$d = {r['d']}$")
+        col, mk, ls = OKABE_ITO[(1, 2, 3, 5, 6, 7)[i % 6]], "osD^vP"[i % 6], ("-", "--", "-.", ":")[i % 4]
+        ax.semilogy(np.arange(1, len(s) + 1), s / s[0], marker=mk, ls=ls, ms=2.5, lw=1, color=col, label=f"$d = {r['d']}$")
         if r["d"] < n:
             ax.axvline(r["d"] + 0.5, color=col, ls=":", lw=1)
         data[f"d{r['d']}"] = s / s[0]
@@ -244,7 +244,9 @@ def plot_energy(rows, n: int):
     for ax, d in zip(axes[0], ds):
         for i, kind in enumerate(k for k in ENERGY_KINDS if k in set(df.kind)):
             g = df[(df.kind == kind) & (df.d == d)]
-            ax.loglog(g.b, g.k90, marker="o", color=OKABE_ITO[1 + i], label=kind)
+            col, mk, ls = ((OKABE_ITO[1], "o", "-"), (OKABE_ITO[2], "s", "--"), (OKABE_ITO[3], "^", "-."),
+                           (OKABE_ITO[6], "D", ":"))[i % 4]
+            ax.loglog(g.b, g.k90, marker=mk, ls=ls, color=col, label=kind)
         ax.axhspan(5, 10, color="0.85", zorder=0, label="claimed 5–10")
         ax.set_xlabel(r"temperature multiplier $t$ (logits $t\,S$)")
         ax.set_title(f"$d = {d}$, $L = {n}$", fontsize=8)

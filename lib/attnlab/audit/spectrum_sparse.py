@@ -310,8 +310,9 @@ def plot_sparse(rows):
         x = np.arange(len(pats)) + (j - 0.5) * 0.3
         n = np.array([r["n"] for r in rs], float)
         k90, lo, up = (np.array([r[k] for r in rs]) / n for k in ("k90", "r_lower", "r_upper"))
-        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, label=f"{real}: row-$\\ell_1$ rank range")
-        ax.plot(x, k90, "o", color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: $k_{{90}}$")
+        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, linestyles=("-", "--")[j % 2],
+                  label=f"{real}: row-$\\ell_1$ rank range")
+        ax.plot(x, k90, "os"[j % 2], color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: $k_{{90}}$")
         data[f"{real}_k90"], data[f"{real}_lower"], data[f"{real}_upper"] = k90.tolist(), lo.tolist(), up.tolist()
     ax.axhline(1 / 8, color="k", ls=":", lw=1, label="$L/8$")
     ax.set_yscale("log")
@@ -333,7 +334,8 @@ def plot_wide(rows):
         ds = sorted({r["d"] for r in rows if r["n"] == n})
         y = [float(np.median([energy_count(np.asarray(r["s"]), 0.9) / n for r in rows
                               if r["n"] == n and r["d"] == d])) for d in ds]
-        ax.semilogx(np.array(ds) / n, y, "o-", color=OKABE_ITO[1 + i % 7], label=f"$L = {n}$")
+        ax.semilogx(np.array(ds) / n, y, marker="osD^vP"[i % 6], ls=("-", "--", "-.", ":")[i % 4],
+                    color=OKABE_ITO[(1, 2, 3, 5, 6, 7)[i % 6]], label=f"$L = {n}$")
         data[f"d_over_n_{n}"], data[f"k90_over_n_{n}"] = (np.array(ds) / n).tolist(), y
     ax.axhline(0.9, color="k", ls=":", lw=1, label="flat spectrum")
     ax.axvline(1, color="0.5", lw=1)
