@@ -34,7 +34,7 @@ def test_sheet_formats(tmp_path):
     table = list(csv.reader(io.StringIO(errata_csv(sheets[S000]))))
     assert table[0] == ["claim", "where", "verdict", "printed", "found"] and table[1][0] == "PDA-alg"
     page = errata_html(sheets[S000])
-    assert "found &lt;PDA-alg&gt;" in page and 'href="../notebooks/01-jl.html#verdict-PDA-alg"' in page
+    assert "found &lt;PDA-alg&gt;" in page and 'href="../notebooks/01-jl-scaling.html#verdict-PDA-alg"' in page
     paths = write_errata(_rows({}), tmp_path)
     assert len(paths) == len(SEEDS) and all(md.exists() and cv.exists() for md, cv in paths.values())
 

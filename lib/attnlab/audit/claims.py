@@ -28,6 +28,8 @@ S000, S001, S002, S003, S004 = (
     "003_c088f2a4bad3ba84.txt", "004_20732410aa8a988a.txt",
 )
 JL = "notebooks/01-jl"
+JL_DIMENSION = "notebooks/01-jl-dimension"
+JL_SCALING = "notebooks/01-jl-scaling"
 
 #: What each seed document is, for readers: a short name ("the PDA draft, seed 000") and one line from
 #: ``claims.md`` and the document's own title.
@@ -80,24 +82,24 @@ CLAIMS: tuple[Claim, ...] = (
           "P ∈ R^{d×m}, P_ij ~ N(0,1/m); S̃ = (QP)(KP)ᵀ/√m; Ã = rowsoftmax(S̃); Ã_r its best rank-r approximation; "
           "Õ_r = Ã_r V (m = 128 or 256, r = 32 or 64). The second half (and the draft's own §3.3) uses "
           "S̃_ij = √d·⟨Pq_i, Pk_j⟩, q = Q/√d: which scaling estimates S without bias, and what does the other do?",
-          JL, "attnlab.audit.jl:check_pda_alg"),
+          JL_SCALING, "attnlab.audit.jl:check_pda_alg"),
     Claim("PDA-jl", S000, "Thm 3.1 (both halves)",
           "For unit u, v and ε ∈ (0, 1/2): Pr(|⟨Pu,Pv⟩ − ⟨u,v⟩| ≥ ε) ≤ 4·exp(−mε²/8), P ∈ R^{m×d} with N(0,1/m) entries.",
           JL, "attnlab.audit.jl:check_pda_jl"),
     Claim("PDA-row", S000, "Thm 3.2; second half Thm 3.1",
           "m ≥ (8d/ε²)·log(2L/δ) ⇒ with probability ≥ 1−δ, max_j |S̃_ij − S_ij| ≤ ε for a fixed row i "
           "(the proof reaches log(4L/δ) and 'simplifies' it to log(2L/δ)).",
-          JL, "attnlab.audit.jl:check_pda_row"),
+          JL_DIMENSION, "attnlab.audit.jl:check_pda_row"),
     Claim("PDA-global", S000, "Thm 3.3; second half Thm 4.1",
           "m ≥ (8d/ε²)·log(2L²/δ) ⇒ with probability ≥ 1−δ, |S̃_ij − S_ij| ≤ ε for all i, j (the proof reaches "
           "log(4L²/δ)); both theorems are stated for any ε > 0 while the JL step needs ε/√d < 1/2.",
-          JL, "attnlab.audit.jl:check_pda_global"),
+          JL_DIMENSION, "attnlab.audit.jl:check_pda_global"),
     Claim("PDA-lip", S000, "Lemma 3.4; second half Lemma 3.2",
           "‖softmax(x) − softmax(y)‖₁ ≤ 2‖x − y‖_∞ (proof via the Jacobian diag(f) − ffᵀ).",
           "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_lip"),
     Claim("PDA-chain", S000, "Thms 3.5–3.7; second half Thms 3.3, 3.4, 4.2",
           "Row ℓ1 error ≤ 2ε; ‖A − Ã‖_F ≤ 2ε√L; ‖O − Õ‖_F ≤ 2ε√L·‖V‖_F; per row ‖o_i − õ_i‖₂ ≤ 2ε‖V‖_F.",
-          "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_chain"),
+          "notebooks/02-softmax-chain", "attnlab.audit.softmax_stability:check_pda_chain"),
     Claim("PDA-ey", S000, "§3.6; second half §5.1–5.2",
           "‖Ã − Ã_r‖_F = sqrt(Σ_{k>r} σ_k²); if σ_k ≤ C·k^(−α), α > 1, then ‖Ã − Ã_r‖_F ≤ C·r^(−(α−1/2))/√(2α−1); "
           "the singular values of the attention matrices Ã of pretrained Transformers decay as such a power law "
@@ -105,29 +107,29 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_ey"),
     Claim("PDA-total", S000, "Thm 3.8; second half Thm 5.2",
           "‖O − Õ_r‖_F ≤ (2ε√L + C·r^(−(α−1/2))/√(2α−1))·‖V‖_F.",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_total"),
+          "notebooks/04-pda-bound", "attnlab.audit.pda:check_pda_total"),
     Claim("PDA-time", S000, "§4.1",
           "Time O(Ldm + L²m + L²r·log r + Lr·d_v), faster than O(L²d) because m ≪ d (while recommending m = 128 or 256); "
           "'the dominant term is L²m' although r·log₂r = 384 > m = 128 at r = 64; the total drops an Lr² term.",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_time"),
-    Claim("PDA-space", S000, "§4.2", "Space O(Ld + Lm + Lr), with S̃ streamed.", "notebooks/04-pda", "attnlab.audit.pda:check_pda_space"),
+          "notebooks/04-pda-cost", "attnlab.audit.pda:check_pda_time"),
+    Claim("PDA-space", S000, "§4.2", "Space O(Ld + Lm + Lr), with S̃ streamed.", "notebooks/04-pda-cost", "attnlab.audit.pda:check_pda_space"),
     Claim("PDA-param", S000, "§5.1; second half §6.2",
           "Relative error η needs m ≥ (128dL/η²)·log(2L²/δ): m grows linearly in L.",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_param"),
+          "notebooks/04-pda-bound", "attnlab.audit.pda:check_pda_param"),
     Claim("PDA-headline", S000, "§5, §6; second half §7",
           "At m = 128, r = 32 PDA reaches < 1% relative error ‖O − Õ_r‖_F/‖V‖_F; the actual error is far below the "
           "worst-case bound; the four planned experiments of §5.2/§7.",
           "notebooks/04-pda", "attnlab.audit.pda:check_pda_headline"),
     # ---- low-rank tutorial, seed 001
-    Claim("LR-rank", S001, "low-rank structure of QKᵀ", "rank(QKᵀ) ≤ min(n, d_k).", "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_rank"),
+    Claim("LR-rank", S001, "low-rank structure of QKᵀ", "rank(QKᵀ) ≤ min(n, d_k).", "notebooks/03-spectrum-rank", "attnlab.audit.spectrum:check_lr_rank"),
     Claim("LR-cutoff", S001, "interactive demo",
           "With Gaussian Q, K and d_k ≪ n the singular values of softmax(QKᵀ/√d_k) drop to zero after the d_k-th.",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_cutoff"),
+          "notebooks/03-spectrum-rank", "attnlab.audit.spectrum:check_lr_cutoff"),
     Claim("LR-energy", S001, "softmax sharpening",
           "Sharpening lowers the effective rank further; at d_k = 64 usually 5–10 singular values hold over 90% of the "
           "energy (said of attention in practice; the passage takes rank(A) = d_k = 64).",
           "notebooks/12-real-heads", "attnlab.audit.real_heads:check_lr_energy"),
-    Claim("LR-kernel", S001, "kernel view", "exp(qᵀk/√d) is a positive-definite kernel.", "notebooks/03-spectrum",
+    Claim("LR-kernel", S001, "kernel view", "exp(qᵀk/√d) is a positive-definite kernel.", "notebooks/03-spectrum-kernel",
           "attnlab.audit.spectrum:check_lr_kernel"),
     Claim("LR-linformer", S001, "Linformer Theorem 1",
           "k = Ω(d log d/ε²) random projection rows suffice for ‖softmax(QKᵀ/√d) − softmax(Q(EK)ᵀ/√d)‖ ≤ ε; "
@@ -213,24 +215,24 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-def", S000, "second half §2 (l. 207)",
           "S̃_ij = √d·⟨Pq_i, Pk_j⟩ = (√d/m)·Σ_k (Pq_i)_k(Pk_j)_k: are the two expressions equal, and which one estimates S "
           "without bias for P with N(0, 1/m) entries?",
-          JL, "attnlab.audit.jl:check_pda_def"),
+          JL_SCALING, "attnlab.audit.jl:check_pda_def"),
     Claim("PDA-amplify", S000, "l. 193",
           "Softmax's exponential may amplify the error, especially when there are very large values (against Lemma 3.4).",
-          "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_amplify"),
+          "notebooks/02-softmax-amplify", "attnlab.audit.softmax_stability:check_pda_amplify"),
     Claim("PDA-cubic", S000, "second half (l. 355, 385)",
           "With m from the parameter rule, O(L²m) becomes O(L³), the same order as standard attention.",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_cubic"),
+          "notebooks/04-pda-speed", "attnlab.audit.pda:check_pda_cubic"),
     Claim("PDA-speed", S000, "abstract and conclusion (l. 3, 165)",
           "'Experiments show' PDA markedly reduces the cost of attention and makes million-length sequences feasible "
           "(no experiment is reported).",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_speed"),
+          "notebooks/04-pda-speed", "attnlab.audit.pda:check_pda_speed"),
     Claim("LR-sparse", S001, "l. 62",
           "A 1024-token sequence whose tokens each attend to 3–5 others gives an attention matrix that can obviously be "
           "approximated well by a low-rank matrix.",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_sparse"),
+          "notebooks/03-spectrum-sparse", "attnlab.audit.spectrum:check_lr_sparse"),
     Claim("LR-wide", S001, "l. 77",
           "When d_k ≥ n the singular values of the demo's attention matrix still decay fast.",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_wide"),
+          "notebooks/03-spectrum-sparse", "attnlab.audit.spectrum:check_lr_wide"),
     Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
           "Linformer time O(nk·d_k) (no memory figure given); Performer time O(nmd) and memory O(nm + m·d_k); both "
           "faster than standard attention.",
@@ -247,7 +249,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_search"),
     Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
           "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
-          "notebooks/05-gradient", "attnlab.audit.gradient:check_at_precision"),
+          "notebooks/05-gradient-precision", "attnlab.audit.gradient:check_at_precision"),
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
           "Keeping each key independently with probability 1/2, in a row with at least one orthogonal key the number "
           "of orthogonal keys kept is odd with probability 1/2 (per row; repeated O(log n) times).",
@@ -275,7 +277,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
           "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
           "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r).",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_lrcost"),
+          "notebooks/04-pda-cost", "attnlab.audit.pda:check_pda_lrcost"),
     Claim("PDA-rsvd", S000, "l. 29, 100, 122; second half l. 314",
           "The error analysis uses the exact Eckart–Young truncation while the cost analysis prices a randomized SVD "
           "(O(L²r·log r + Lr²)): does the randomized output meet the Eckart–Young equality, or what does an exact "
@@ -284,25 +286,25 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-fixed-m", S000, "l. 150, 165, 359, 365, 387",
           "In practice a fixed m (128 or 256), independent of L, gives a good approximation (against the worst-case "
           "rule m ∝ L).",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_fixed_m"),
+          "notebooks/04-pda-bound", "attnlab.audit.pda:check_pda_fixed_m"),
     Claim("PDA-sqrtL", S000, "l. 192, 308",
           "The √L factor of ‖A − Ã‖_F ≤ 2ε√L holds in the worst case, but for attention rows (row sums 1, most entries "
           "small) the amplification 'may be far smaller than √L'.",
-          "notebooks/02-softmax-stability", "attnlab.audit.softmax_stability:check_pda_sqrtl"),
+          "notebooks/02-softmax-chain", "attnlab.audit.softmax_stability:check_pda_sqrtl"),
     Claim("PDA-mL", S000, "l. 191",
           "'The √d factor in the projection bound forces m = O(L)' for the total error not to grow with L.",
-          JL, "attnlab.audit.jl:check_pda_ml"),
+          JL_SCALING, "attnlab.audit.jl:check_pda_ml"),
     Claim("PDA-memory", S000, "l. 3, 9, 138, 165",
           "Standard attention needs O(L²) memory; PDA's memory is O(Ld + Lm) (abstract), O(Ld + Lm + Lr) (§4.2), "
           "O(Ld) (conclusion).",
-          "notebooks/04-pda", "attnlab.audit.pda:check_pda_memory"),
+          "notebooks/04-pda-cost", "attnlab.audit.pda:check_pda_memory"),
     Claim("LR-onehot", S001, "l. 60",
           "When softmax makes each row close to one-hot, 'the set of one-hot vectors spans a space of very low "
           "dimension' (the mechanism offered for low rank).",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_onehot"),
+          "notebooks/03-spectrum-rank", "attnlab.audit.spectrum:check_lr_onehot"),
     Claim("LR-mercer", S001, "l. 123",
           "The softmax kernel's (Mercer) eigenvalues decay fast, which is the low-rankness of attention matrices.",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_mercer"),
+          "notebooks/03-spectrum-kernel", "attnlab.audit.spectrum:check_lr_mercer"),
     Claim("LR-unbiased", S001, "l. 291, comparison table",
           "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
           "unbiased, or only the kernel?",
@@ -310,7 +312,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-kdk", S001, "l. 171, 177",
           "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
           "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3.",
-          "notebooks/03-spectrum", "attnlab.audit.spectrum:check_lr_kdk"),
+          "notebooks/03-spectrum-sparse", "attnlab.audit.spectrum:check_lr_kdk"),
     Claim("SP-causal", S002, "l. 7, 30, 34",
           "The approximation theorem extends to causal (lower-triangular) patterns with the same logarithmic "
           "dependence on L.",

@@ -1,6 +1,7 @@
-r"""Chapter 03 (notebooks/03-spectrum.ipynb): the evidence for claims LR-rank, LR-cutoff, LR-kernel, LR-sparse, LR-wide,
-LR-onehot, LR-mercer, LR-kdk and PDA-rsvd (the synthetic spectra of PDA-ey and LR-energy are illustrations here: those
-claims are about trained heads and are decided in chapter 12).
+r"""Chapter 03 (notebooks/03-spectrum.ipynb): the evidence for claim PDA-rsvd and the Eckart–Young illustration of
+PDA-ey (decided on trained heads in chapter 12); the evidence of its sections is in :mod:`attnlab.audit.spectrum_rank`
+(LR-rank, LR-cutoff, LR-onehot), :mod:`attnlab.audit.spectrum_kernel` (LR-kernel, LR-mercer) and
+:mod:`attnlab.audit.spectrum_sparse` (LR-sparse, LR-wide, LR-kdk), and importable from here too.
 
 Singular values of :math:`A = \mathrm{rowsoftmax}(b\,QK^\top/\sqrt d)` for Gaussian and structured inputs
 (:func:`make_inputs`), the Eckart–Young identity and the power-law tail bound of PDA §3.6, the rank of the scores
@@ -182,10 +183,6 @@ RULES = {
         "times 1 + delta at a randomized cost within a constant of the price); refuted if delta >= 1."),
 }
 
-#: LR-sparse: who attends to whom when each of n tokens attends to 3–5 others (the low-rank tutorial, l. 62); see
-#: :func:`sparse_support`.
-PATTERNS = ("random", "band", "hubs", "clusters", "permutation")
-
 
 # --------------------------------------------------------------------------- inputs
 def make_inputs(kind, n, d, rng, *, clusters: int = 8, noise: float = 0.1, omega_max: float = math.pi / 8,
@@ -310,81 +307,6 @@ def tail_sharpness(alphas=(0.55, 0.75, 1.0, 1.5, 2.0), r_max: int = 4096, k_max:
     return out
 
 
-@memoize
-def rank_experiment(p: dict, seed: int):
-    """Rank of QKᵀ, numerical rank of A and σ_{d+1}/σ_1 on the demo grid (Gaussian Q, K; n × d; ``trials`` draws)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for n in p["n"]:
-        for d in p["d"]:
-            for t in range(p["trials"]):
-                Q, K = rng.standard_normal((n, d)), rng.standard_normal((n, d))
-                sS = singular_values(Q @ K.T)
-                s = singular_values(attention_matrix(Q, K))
-                tol = s[0] * n * np.finfo(float).eps
-                rows.append(dict(n=n, d=d, trial=t, rank_scores=int((sS > sS[0] * n * np.finfo(float).eps).sum()),
-                                 rank_A=int((s > tol).sum()), ratio=float(s[d] / s[0]) if d < n else float("nan"),
-                                 s=s.tolist()))
-    return rows
-
-
-@memoize
-def energy_experiment(p: dict, seed: int, *, progress=False):
-    """k90 (energy count at 90%) and power-law fits over kind (:data:`ENERGY_KINDS`) × n × d × b (``energy_trials``)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    grid = [(k, n, d) for k in ENERGY_KINDS for n in p["energy_n"] for d in p["energy_d"]]
-    for kind, n, d in tqdm(grid, desc="energy", disable=not progress, leave=False):
-        for t in range(p["energy_trials"]):
-            Q, K = make_inputs(kind, n, d, rng)
-            for b in p["b"]:
-                s = singular_values(attention_matrix(Q, K, beta=b / math.sqrt(d)))
-                try:
-                    fit = powerlaw_fit(s) if n >= 16 else {}
-                except ValueError:  # fewer than 3 singular values above rounding (a sharpened sink: rank ~1)
-                    fit = {}
-                rows.append(dict(kind=kind, n=n, d=d, b=b, trial=t, k90=energy_count(s, 0.9),
-                                 alpha=fit.get("alpha"), r2=fit.get("r2")))
-    return rows
-
-
-@memoize
-def kernel_experiment(p: dict, seed: int):
-    r"""Smallest eigenvalue (relative to the largest) of :math:`\exp(XX^\top/\sqrt d)` for random and adversarial X.
-
-    Random: Gaussian points. Adversarial: L-BFGS minimisation of :math:`\lambda_{\min}/\lambda_{\max}` over the
-    points (``kernel_search`` restarts, smallest n and d), and a near-duplicate pair. Also the non-symmetric
-    attention numerator :math:`\exp(QK^\top/\sqrt d)` with independent Q, K: its most negative real eigenvalue part.
-    """
-    rng = np.random.default_rng(seed)
-    rows = []
-    for n in p["kernel_n"]:
-        for d in p["kernel_d"]:
-            for t in range(p["kernel_trials"]):
-                X = rng.standard_normal((n, d))
-                M, _ = softmax_kernel(X)
-                ev = np.linalg.eigvalsh(M)
-                Q, K = rng.standard_normal((n, d)), rng.standard_normal((n, d))
-                N, _ = softmax_kernel(Q, K)
-                evn = np.linalg.eigvals(N)
-                rows.append(dict(n=n, d=d, trial=t, min_rel=float(ev[0] / ev[-1]),
-                                 cross_min_real_rel=float(evn.real.min() / np.abs(evn).max()),
-                                 cross_complex=int((np.abs(evn.imag) > 1e-12 * np.abs(evn).max()).sum())))
-    n, d = p["kernel_n"][0], p["kernel_d"][0]
-
-    def obj(z):
-        ev = np.linalg.eigvalsh(softmax_kernel(z.reshape(n, d))[0])
-        return ev[0] / ev[-1]
-
-    adv = [float(optimize.minimize(obj, rng.standard_normal(n * d), method="Nelder-Mead",
-                                   options=dict(maxiter=400 * n * d, xatol=1e-10, fatol=1e-18)).fun)
-           for _ in range(p["kernel_search"])]
-    X = rng.standard_normal((n, d))
-    X[1] = X[0] + 1e-6
-    ev = np.linalg.eigvalsh(softmax_kernel(X)[0])
-    return rows, dict(n=n, d=d, adversarial_min_rel=adv, near_duplicate_min_rel=float(ev[0] / ev[-1]))
-
-
 # --------------------------------------------------------------------------- verdicts
 def _num(x, digits: int = 2) -> str:
     """A number for a verdict's text, to ``digits`` significant digits: 0.035, 24,000, 6.5×10¹¹, 8.2×10⁻¹⁶, ∞."""
@@ -416,523 +338,6 @@ def _pct_range(values) -> str:
     """'14%–54%', or '41%' when the ends round alike."""
     lo, hi = f"{min(values):.0%}", f"{max(values):.0%}"
     return lo if lo == hi else f"{lo}–{hi}"
-
-
-def check_lr_rank(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-rank: rank(QKᵀ) never exceeds min(L, d) (n = L in the code) and equals it for Gaussian inputs."""
-    p = preset(PRESETS, scale)
-    rows = rank_experiment(p, seed) if data is None else data
-    over = sum(r["rank_scores"] > min(r["n"], r["d"]) for r in rows)
-    attained = sum(r["rank_scores"] == min(r["n"], r["d"]) for r in rows)
-    return Verdict(
-        "LR-rank", "verified" if over == 0 else "refuted",
-        (f"rank(QKᵀ) ≤ min(L, d) held in all {len(rows)} draws of the demo grid and was attained in {attained}. "
-         if over == 0 else f"rank(QKᵀ) exceeded min(L, d) in {over} of {len(rows)} draws of the demo grid. ")
-        + "The bound is tight for generic inputs (the symbolic argument: QKᵀ is a sum of d rank-one terms).",
-        numbers=dict(draws=len(rows), exceed=over, attained=attained),
-        thresholds=dict(verified="no draw with numerical rank > min(L, d) (tolerance σ₁·L·machine eps)"),
-        scale=p["scale"])
-
-
-def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-cutoff: do the singular values of softmax(QKᵀ/√d) vanish after the d-th when d < L?"""
-    p = preset(PRESETS, scale)
-    rows = rank_experiment(p, seed) if data is None else data
-    low = [r for r in rows if r["d"] < r["n"]]
-    cut = [r for r in low if r["ratio"] < 1e-10]
-    worst = min(low, key=lambda r: (r["n"], r["d"]))
-    min_ratio = min(r["ratio"] for r in low)
-    return Verdict(
-        "LR-cutoff", "refuted" if len(cut) < len(low) else "verified",
-        f"In {len(low) - len(cut)} of {len(low)} demo draws with d < L, A keeps singular values past the d-th "
-        f"(σ_(d+1)/σ₁ ≥ {_num(min_ratio)})"
-        + (": softmax does not keep the scores' rank. " if len(cut) < len(low) else ". ")
-        + f"Its "
-        f"numerical rank is L in {sum(r['rank_A'] == r['n'] for r in low)}; smallest demo case L = {worst['n']}, "
-        f"d = {worst['d']}: σ_(d+1)/σ₁ = {worst['ratio']:.3f}, rank {worst['rank_A']}. Softmax acts entrywise and "
-        f"does not preserve rank (exact counterexample L = 2, d = 1 in the chapter).",
-        numbers=dict(draws_d_below_n=len(low), draws_cut=len(cut), min_ratio=min_ratio,
-                     full_rank=sum(r["rank_A"] == r["n"] for r in low),
-                     smallest=dict(n=worst["n"], d=worst["d"], ratio=worst["ratio"], rank=worst["rank_A"])),
-        thresholds=dict(cut="σ_(d+1)/σ₁ < 1e-10 counts as 'drops to zero'"),
-        scale=p["scale"])
-
-
-def energy_families(rows):
-    """Per input family of the energy sweep (an illustration: LR-energy is decided on the real heads, chapter 12):
-    k90 at d = 64 and the standard temperature (b = 1) per L, how many of those draws have k90 ≤ 10 (the claim's
-    "5–10 suffice") and k₉₀ in [5, 10], and in how many of the family's matrices (every L, d) sharpening from b = 1
-    to the largest b lowers or raises k₉₀."""
-    b1, bmax = 1, max(r["b"] for r in rows)
-    fam = {}
-    for kind in [k for k in ENERGY_KINDS if any(r["kind"] == k for r in rows)]:
-        g = [r for r in rows if r["kind"] == kind and r["d"] == 64 and r["b"] == b1]
-        pairs = {}
-        for r in rows:
-            if r["kind"] == kind:
-                pairs.setdefault((r["n"], r["d"], r["trial"]), {})[r["b"]] = r["k90"]
-        fam[kind] = dict(draws=len(g), at_most_10=sum(r["k90"] <= 10 for r in g),
-                         inside_5_10=sum(5 <= r["k90"] <= 10 for r in g), k90_by_n={r["n"]: r["k90"] for r in g},
-                         sharpen_raised=sum(v[bmax] > v[b1] for v in pairs.values()),
-                         sharpen_lowered=sum(v[bmax] < v[b1] for v in pairs.values()), matrices=len(pairs),
-                         b_from=b1, b_to=bmax)
-    return fam
-
-
-def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-kernel: kernel matrices exp(XXᵀ/√d) have no eigenvalue below −(rounding)."""
-    p = preset(PRESETS, scale)
-    rows, adv = kernel_experiment(p, seed) if data is None else data
-    tol = -1e-12
-    min_rand = min(r["min_rel"] for r in rows)
-    min_adv = min(adv["adversarial_min_rel"])
-    ok = min_rand >= tol and min_adv >= tol and adv["near_duplicate_min_rel"] >= tol
-    neg_cross = sum(r["cross_min_real_rel"] < -1e-12 or r["cross_complex"] > 0 for r in rows)
-    return Verdict(
-        "LR-kernel", "verified" if ok else "refuted",
-        (f"exp(XXᵀ/√d) was positive semi-definite in every test: smallest λ_min/λ_max "
-         f"{_num(min(min_rand, min_adv))}, a rounding error. It is {_num(min_rand)} over {len(rows)} random "
-         f"matrices, {_num(min_adv)} after adversarial search. " if ok else
-         f"A kernel matrix exp(XXᵀ/√d) had a negative eigenvalue: smallest λ_min/λ_max {_num(min(min_rand, min_adv))}. ")
-        + f"A near-duplicate pair gives {_num(adv['near_duplicate_min_rel'])} (positive definite for distinct points, "
-        f"by exp(xᵀy) = exp(‖x‖²/2)·exp(−‖x − y‖²/2)·exp(‖y‖²/2)); the attention numerator "
-        f"exp(QKᵀ/√d) with Q ≠ K is not symmetric and has negative or complex eigenvalues in {neg_cross} of "
-        f"{len(rows)} draws.",
-        numbers=dict(matrices=len(rows), min_rel_random=min_rand, min_rel_adversarial=min_adv,
-                     near_duplicate=adv["near_duplicate_min_rel"], cross_not_psd=neg_cross),
-        thresholds=dict(psd="λ_min/λ_max >= -1e-12 (rounding)"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-sparse: the seed's own scenario
-def sparse_support(pattern, n, rng, *, k_min: int = 3, k_max: int = 5, hubs: int = 8, cluster_size: int = 32,
-                   leaders: int = 6):
-    r"""Boolean ``n × n`` mask: token i attends to :math:`k_i\sim\mathcal U\{k_{\min},\dots,k_{\max}\}` other tokens.
-
-    ``"random"``: any others, uniformly. ``"band"``: the nearest others (|i − j| ≤ 3 away from the ends; ties broken at random).
-    ``"hubs"``: ``hubs`` shared tokens that everyone attends to (a few of them each). ``"clusters"``: contiguous
-    clusters of ``cluster_size`` tokens, each with ``leaders`` distinct leader tokens; a token attends to leaders
-    of its own cluster. ``"permutation"``: the union of ``k_max`` random permutations (row i takes the first :math:`k_i` of
-    :math:`\pi_1(i),\dots`), so every key is attended by about as many queries as it has (no hubs). No token
-    attends to itself. Vectorised: a random score per allowed key, then the :math:`k_i` best per row.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from attnlab.audit.spectrum import sparse_support
-    >>> M = sparse_support("band", 8, np.random.default_rng(0))
-    >>> bool(np.all((M.sum(axis=1) >= 3) & (M.sum(axis=1) <= 5))), bool(M.diagonal().any())
-    (True, False)
-    """
-    n = positive_int(n, "n")
-    if pattern not in PATTERNS:
-        raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
-    k = rng.integers(k_min, k_max + 1, n)
-    i = np.arange(n)
-    C = np.full((n, n), -np.inf)
-    if pattern == "random":
-        C = rng.random((n, n))
-    elif pattern == "band":
-        C = -np.abs(i[:, None] - i[None, :]) + 0.5 * rng.random((n, n))
-    elif pattern == "hubs":
-        h = rng.choice(n, min(hubs, n), replace=False)
-        C[:, h] = rng.random((n, h.size))
-    elif pattern == "clusters":
-        lab = i // cluster_size
-        starts = np.arange(0, n, cluster_size)
-        sizes = np.minimum(cluster_size, n - starts)
-        offsets = np.argsort(rng.random((starts.size, cluster_size)), axis=1)[:, :leaders]  # distinct leaders
-        lead = starts[:, None] + offsets % sizes[:, None]
-        C[i[:, None], lead[lab]] = rng.random((n, leaders))
-    else:  # permutation
-        for rank_ in range(k_max):
-            perm = rng.permutation(n)
-            C[i, perm] = np.maximum(C[i, perm], k_max - rank_ + 0.5 * rng.random(n))
-    C[i, i] = -np.inf
-    kth = -np.sort(-C, axis=1)[i, np.minimum(k, n) - 1]
-    return (C >= kth[:, None]) & np.isfinite(C)
-
-
-def sparse_attention(mask, rng, *, margin: float = 10.0):
-    r"""The two realisations of a support ``mask``: the ideal row-stochastic matrix and a genuine softmax.
-
-    Ideal: weight :math:`1/k_i` on each attended key. Softmax: :math:`\mathrm{rowsoftmax}(\text{margin}\cdot M + G)`,
-    :math:`G_{ij}\sim\mathcal N(0,1)`: every entry is positive, and the attended keys carry most of the mass
-    (about 98% at margin 10 and n = 1024).
-    """
-    counts = mask.sum(axis=1, keepdims=True)
-    ideal = mask / np.maximum(counts, 1)
-    soft = softmax(margin * mask + rng.standard_normal(mask.shape))
-    return ideal, soft
-
-
-@memoize
-def sparse_experiment(p: dict, seed: int):
-    r"""LR-sparse: for each pattern of :data:`PATTERNS` at n = ``sparse_n``, both realisations: k₉₀ (the rank that
-    90% of :math:`\|A\|_F^2` needs) and the rank that a row-ℓ1 error ≤ ``sparse_eps`` needs, bracketed by the book's
-    certificates: :func:`attnlab.rank_lower_certificate` (no matrix of smaller rank is that close) and
-    :func:`attnlab.rank_upper_certificate` with ``method="svd"`` (a truncated SVD that is that close, checked row by
-    row).
-    """
-    rng = np.random.default_rng(seed)
-    n, eps = p["sparse_n"], p["sparse_eps"]
-    rows = []
-    for pattern in PATTERNS:
-        M = sparse_support(pattern, n, rng)
-        for realisation, A in zip(("ideal", "softmax"), sparse_attention(M, rng, margin=p["sparse_margin"])):
-            s = singular_values(A)
-            up = rank_upper_certificate(A, eps, "svd")
-            lo = rank_lower_certificate(A, eps)
-            rows.append(dict(pattern=pattern, realisation=realisation, n=n, eps=eps,
-                             k_mean=float(M.sum(axis=1).mean()), keys_used=int(M.any(axis=0).sum()),
-                             mass_on_support=float((A * M).sum(axis=1).mean()), k90=energy_count(s, 0.9),
-                             r_upper=int(up.rank), upper_error=float(up.error), r_lower=int(lo.M),
-                             s=(s / s[0]).tolist()))
-    return rows
-
-
-def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
-    r"""Verdict for LR-sparse: is the seed's sparse attention matrix (each token attends to 3–5 others) low-rank?
-
-    Rule, fixed before the run: call a case *high-rank* if k90 > n/8 or the lower certificate proves that row-ℓ1
-    error ≤ ε needs rank > n/8, and *low-rank* if k90 ≤ n/8 and the upper certificate reaches ε with rank ≤ n/8
-    (at rank n/8 a factorisation stores a quarter of the dense matrix, and 2n/8 numbers per row against 3–5 for
-    the sparse matrix itself). Refuted if more than half of the cases (pattern × realisation) are high-rank;
-    verified if all are low-rank; corrected otherwise (it holds for some patterns only).
-    """
-    p = preset(PRESETS, scale)
-    rows = sparse_experiment(p, seed) if data is None else data
-    high = [r for r in rows if r["k90"] > r["n"] / 8 or r["r_lower"] > r["n"] / 8]
-    low = [r for r in rows if r["k90"] <= r["n"] / 8 and r["r_upper"] <= r["n"] / 8]
-    if len(high) > len(rows) / 2:
-        verdict = "refuted"
-    elif len(low) == len(rows):
-        verdict = "verified"
-    else:
-        verdict = "corrected"
-    n = rows[0]["n"]
-
-    def names(rs):
-        return [x for x in dict.fromkeys(r["pattern"] for r in rs)]
-
-    k90_high = [r["k90"] / r["n"] for r in high]
-    return Verdict(
-        "LR-sparse", verdict,
-        f"{len(high)} of {len(rows)} cases of the seed's scenario (L = {n}, 3–5 attended keys per token) need "
-        f"rank > L/8 = {n / 8:.0f}" + (": sparse attention is not low-rank attention. " if verdict == "refuted" else ". ")
-        + f"High-rank patterns (ideal or softmax): {', '.join(names(high)) or 'none'}"
-        + (f", with k₉₀ at {_pct_range(k90_high)} of L" if high else "")
-        + f"; {len(low)} cases are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); "
-        f"row-ℓ1 error "
-        f"≤ {rows[0]['eps']} needs rank between {min(r['r_lower'] for r in rows)} and "
-        f"{max(r['r_upper'] for r in rows)} over the cases."
-        + (" Rows on distinct keys are nearly orthogonal." if verdict == "refuted" else ""),
-        numbers=dict(n=n, cases=len(rows), high_rank=len(high), low_rank=len(low),
-                     per_case={f"{r['pattern']} {r['realisation']}": dict(k90=r["k90"], r_lower=r["r_lower"],
-                                                                           r_upper=r["r_upper"]) for r in rows}),
-        thresholds=dict(high="k₉₀ > L/8 or lower certificate (row-ℓ1 ≤ ε) > L/8",
-                        low="k₉₀ ≤ L/8 and upper certificate (row-ℓ1 ≤ ε) ≤ L/8",
-                        refuted="more than half of the cases high-rank", verified="every case low-rank",
-                        corrected="otherwise"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-wide: the demo with d_k >= n
-def wide_table(rows):
-    """Per n of the demo grid: median k90/n for d ≥ n ('wide'), for d ≤ n/8 ('narrow', d ≪ n), for a flat
-    spectrum (⌈0.9n⌉/n), and the position λ = (wide − narrow)/(flat − narrow) of the wide case between them."""
-    out = []
-    for n in sorted({r["n"] for r in rows}):
-        def frac(sel):
-            v = [energy_count(np.asarray(r["s"]), 0.9) / n for r in rows if r["n"] == n and sel(r["d"])]
-            return float(np.median(v)) if v else None
-        wide, narrow = frac(lambda d: d >= n), frac(lambda d: 8 * d <= n)
-        flat = math.ceil(0.9 * n) / n
-        if wide is None or narrow is None:
-            continue
-        out.append(dict(n=n, wide=wide, narrow=narrow, flat=flat,
-                        t=(wide - narrow) / (flat - narrow) if flat > narrow else float("nan")))
-    return out
-
-
-def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
-    r"""Verdict for LR-wide: with d_k ≥ n, do the demo's singular values "still decay fast"?
-
-    Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
-    draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
-    λ = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
-    λ < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
-    """
-    p = preset(PRESETS, scale)
-    rows = rank_experiment(p, seed) if data is None else data
-    tab = wide_table(rows)
-    t = float(np.median([x["t"] for x in tab]))
-    verdict = "verified" if t < 0.5 else "refuted"
-    return Verdict(
-        "LR-wide", verdict,
-        f"With d_k ≥ L the demo's spectrum sits at λ = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
-        f"{'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
-        f"Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ L, 90% of the energy needs "
-        f"{_pct_range([x['wide'] for x in tab])} of the singular values, against "
-        f"{_pct_range([x['narrow'] for x in tab])} for d_k ≤ L/8 and 90% for a flat "
-        f"spectrum (λ is the median over L = {', '.join(str(x['n']) for x in tab)}).",
-        numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
-        thresholds=dict(verified="median over L of λ < 0.5", refuted="λ ≥ 0.5",
-                        t="(k₉₀/L at d ≥ L − k₉₀/L at d ≤ L/8) / (⌈0.9L⌉/L − k₉₀/L at d ≤ L/8)"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-onehot: one-hot rows and their span
-def onehot_k90(counts, frac: float = 0.9) -> int:
-    r"""k90 of a matrix whose rows are one-hot, from ``counts[j]``, the number of rows whose 1 is in column j.
-
-    Its Gram matrix :math:`M^\top M = \mathrm{diag}(c_j)`, so its singular values are :math:`\sqrt{c_j}` and its rank is
-    the number of distinct columns used: exact, no SVD (:func:`attnlab.energy_count` on the sorted :math:`\sqrt{c_j}`).
-
-    Examples
-    --------
-    >>> from attnlab.audit.spectrum import onehot_k90
-    >>> onehot_k90([1] * 10), onehot_k90([10, 0, 0])
-    (9, 1)
-    """
-    c = np.sort(np.asarray(counts, dtype=float))[::-1]
-    return energy_count(np.sqrt(c[c > 0]), frac)
-
-
-@memoize
-def onehot_experiment(p: dict, seed: int):
-    r"""LR-onehot: per family of :data:`ENERGY_KINDS` (L = ``onehot_n``, d = ``onehot_d``), k₉₀ of
-    :math:`A = \mathrm{rowsoftmax}(b\,QK^\top/\sqrt d)` and the mean largest entry of a row over the multipliers
-    ``b``, and the one-hot limit :math:`b\to\infty` (each row the indicator of its argmax key): the number of
-    distinct argmax keys (its rank) and its k90 (:func:`onehot_k90`); and a permutation matrix (one-hot rows, all
-    singular values 1)."""
-    rng = np.random.default_rng(seed)
-    n, d = p["onehot_n"], p["onehot_d"]
-    rows = []
-    for kind in ENERGY_KINDS:
-        Q, K = make_inputs(kind, n, d, rng)
-        sweep = []
-        for b in p["b"]:
-            A = attention_matrix(Q, K, beta=b / math.sqrt(d))
-            sweep.append(dict(b=b, k90=energy_count(singular_values(A), 0.9), row_max=float(A.max(axis=1).mean())))
-        counts = np.bincount(np.argmax(Q @ K.T, axis=1), minlength=n)
-        rows.append(dict(kind=kind, n=n, d=d, sweep=sweep, distinct=int((counts > 0).sum()),
-                         k90_limit=onehot_k90(counts)))
-    perm = np.eye(n)[rng.permutation(n)]
-    s = singular_values(perm)
-    rows.append(dict(kind="permutation", n=n, d=None, sweep=[], distinct=n, k90_limit=energy_count(s, 0.9),
-                     rank=int((s > s[0] * n * np.finfo(float).eps).sum()), sigma_min=float(s[-1]),
-                     sigma_max=float(s[0])))
-    return rows
-
-
-def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-onehot (rule: ``RULES["LR-onehot"]``): do rows close to one-hot span a space of very low
-    dimension? Decided on the exact one-hot limit of each family and on a permutation matrix."""
-    p = preset(PRESETS, scale)
-    rows = onehot_experiment(p, seed) if data is None else data
-    n = rows[0]["n"]
-    high = [r for r in rows if r["k90_limit"] > r["n"] / 8]
-    if len(high) > len(rows) / 2:
-        verdict = "refuted"
-    elif not high:
-        verdict = "verified"
-    else:
-        verdict = "corrected"
-    low = [r["kind"] for r in rows if r not in high]
-    g = next((r for r in rows if r["kind"] == "gaussian" and r["sweep"]), None)
-    sweep = (f" Sharpening Gaussian Q, K (d = {g['d']}) raises k₉₀ "
-             + " → ".join(str(x["k90"]) for x in g["sweep"]) + " as b goes "
-             + " → ".join(f"{x['b']:g}" for x in g["sweep"]) + f" (mean row maximum up to "
-             f"{max(x['row_max'] for x in g['sweep']):.2f}), towards the limit's {g['k90_limit']}." if g else "")
-    return Verdict(
-        "LR-onehot", verdict,
-        f"{len(high)} of {len(rows)} matrices with exactly one-hot rows need k₉₀ > L/8 = {n / 8:.0f} (L = {n}): "
-        + ("one-hot rows span as many dimensions as the distinct keys they pick. " if verdict != "verified"
-           else "their rows share a few keys. ")
-        + "A permutation matrix has one-hot rows, full rank and every singular value 1 (k₉₀ = "
-        + f"{next((r['k90_limit'] for r in rows if r['kind'] == 'permutation'), '–')}); in the one-hot limit "
-        + "(t → ∞) the families pick " + ", ".join(f"{r['kind']} {r['distinct']}" for r in rows if r["sweep"])
-        + f" distinct keys. Low only where the rows share few keys ({', '.join(low) or 'no case'})." + sweep,
-        numbers=dict(n=n, cases=len(rows), high=len(high),
-                     per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"],
-                                               sweep=r["sweep"]) for r in rows}),
-        thresholds=dict(rule=RULES["LR-onehot"], low="k₉₀ of the one-hot limit ≤ L/8"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-mercer: the kernel's Mercer spectrum
-def mercer_spectrum(d, frac: float = 0.9) -> dict:
-    r"""The Mercer eigenvalues of :math:`k(x, y) = \exp(x^\top y/\sqrt d)` on :math:`x\sim\mathcal N(0, I_d)`, exactly.
-
-    In one dimension the operator :math:`f\mapsto\int e^{cxy}f(y)\varphi(y)\,dy` is Mehler's kernel in disguise:
-    eigenvalues :math:`\lambda_p = (1-\rho)\,T_1\,\rho^p`, :math:`p = 0, 1, \dots`, with
-    :math:`\rho = (1-\sqrt{1-4c^2})/(2c)` and trace :math:`T_1 = (1-2c)^{-1/2}` (finite iff c < 1/2). The d-dimensional
-    kernel is the product over coordinates with :math:`c = 1/\sqrt d`: eigenvalue :math:`(1-\rho)^dT_1^d\rho^p` with
-    multiplicity :math:`\binom{p+d-1}{d-1}` on the polynomials of degree p, so the share of the trace held by the
-    degrees ≤ P is a negative-binomial distribution function. Returns ρ, the share of the top eigenvalue
-    :math:`(1-\rho)^d`, the degree P at which ``frac`` of the trace is reached and ``count``: the number of
-    eigenvalues that hold ``frac`` of the trace (an exact integer; ``inf`` when d ≤ 4, where the trace diverges).
-
-    Examples
-    --------
-    >>> from attnlab.audit.spectrum import mercer_spectrum
-    >>> m = mercer_spectrum(8)
-    >>> round(m["rho"], 4), m["count"] > 10_000
-    (0.4142, True)
-    >>> mercer_spectrum(4)["count"]
-    inf
-    """
-    from scipy import special, stats  # noqa: PLC0415
-
-    d = positive_int(d, "d")
-    c = 1 / math.sqrt(d)
-    if 2 * c >= 1:
-        return dict(d=d, rho=1.0, top_share=0.0, degree=None, count=math.inf, trace_finite=False)
-    rho = (1 - math.sqrt(1 - 4 * c * c)) / (2 * c)
-    P = 0
-    while stats.nbinom.cdf(P, d, 1 - rho) < frac:
-        P += 1
-    below = special.comb(P - 1 + d, d, exact=True) if P > 0 else 0  # eigenvalues of degree < P
-    done = stats.nbinom.cdf(P - 1, d, 1 - rho) if P > 0 else 0.0
-    each = (1 - rho) ** d * rho**P  # the share of the trace of one eigenvalue of degree P
-    return dict(d=d, rho=rho, top_share=(1 - rho) ** d, degree=P, count=int(below + math.ceil((frac - done) / each)),
-                trace_finite=True)
-
-
-@memoize
-def mercer_experiment(p: dict, seed: int):
-    r"""LR-mercer: the exact Mercer count (:func:`mercer_spectrum`) for each width of ``mercer_widths``, and for the
-    kernel matrices :math:`\exp(XX^\top/\sqrt d)` of ``mercer_trials`` Gaussian draws per n in ``mercer_n`` and d in
-    ``mercer_d``: the number of eigenvalues holding 90% of the trace and the top eigenvalue's share."""
-    rng = np.random.default_rng(seed)
-    exact = [mercer_spectrum(d) for d in p["mercer_widths"]]
-    gram = []
-    for d in p["mercer_d"]:
-        for n in p["mercer_n"]:
-            for t in range(p["mercer_trials"]):
-                ev = np.linalg.eigvalsh(softmax_kernel(rng.standard_normal((n, d)))[0])[::-1]
-                ev = np.clip(ev, 0, None)
-                gram.append(dict(d=d, n=n, trial=t, k90=energy_count(np.sqrt(ev), 0.9),
-                                 top_share=float(ev[0] / ev.sum())))
-    return exact, gram
-
-
-def check_lr_mercer(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-mercer (rule: ``RULES["LR-mercer"]``): do the softmax kernel's Mercer eigenvalues decay fast
-    enough to make attention-sized matrices low-rank?"""
-    p = preset(PRESETS, scale)
-    exact, gram = mercer_experiment(p, seed) if data is None else data
-    limit = 1024 / 8
-    fast = [e for e in exact if e["count"] <= limit]
-    n_max = max(g["n"] for g in gram)
-    med = {d: float(np.median([g["k90"] / g["n"] for g in gram if g["d"] == d and g["n"] == n_max]))
-           for d in sorted({g["d"] for g in gram})}
-    finite_var = {d: v for d, v in med.items() if d > 16}
-    gram_high = bool(finite_var) and all(v > 1 / 8 for v in finite_var.values())
-    if len(fast) == len(exact):
-        verdict = "verified"
-    elif not fast and gram_high:
-        verdict = "refuted"
-    else:
-        verdict = "corrected"
-    fin = [e for e in exact if e["trace_finite"]]
-    lo = min(fin, key=lambda e: e["d"]) if fin else None
-    hi = max(fin, key=lambda e: e["d"]) if fin else None
-    ref = next((e for e in fin if e["d"] == 64), hi)
-    gtxt = "; ".join(f"d = {d}: {v:.0%} of n" for d, v in med.items())
-    return Verdict(
-        "LR-mercer", verdict,
-        (f"90% of the softmax kernel's Mercer trace needs {readable(lo['count'])} eigenvalues at d = {lo['d']} and "
-         f"{readable(ref['count'])} at d = {ref['d']}, against 1024/8 = 128"
-         + (": the multiplicities outgrow the decay. " if verdict != "verified" else ": fast at every width. ")
-         if lo else "No width has a finite Mercer trace. ")
-        + f"Exact (Gaussian inputs, n → ∞): {len(fast)} of {len(exact)} widths reach 90% within 128 eigenvalues; "
-        f"the trace diverges for d ≤ 4, and the top eigenvalue holds "
-        + (f"{lo['top_share']:.1%} (d = {lo['d']}) to {_num(hi['top_share'])} (d = {hi['d']})" if lo else "–")
-        + f". Kernel matrices of {n_max} Gaussian points need (median) {gtxt} for 90% of their trace.",
-        numbers=dict(exact=[{k: (str(v) if (isinstance(v, int) and v > 2**53) or v == math.inf else v)
-                             for k, v in e.items()} for e in exact],
-                     fast_widths=[e["d"] for e in fast], gram_median_fraction=med, n_max=n_max),
-        thresholds=dict(rule=RULES["LR-mercer"], fast="Mercer 90% count ≤ 128 = 1024/8",
-                        gram_high="median k₉₀/n > 1/8 at the largest n, widths d > 16"),
-        scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-kdk: is k set by d_k, free of n?
-def sphere_inputs(n, d, g, rng):
-    r"""Queries and keys, each ``n × d``, uniform on the sphere of radius :math:`\sqrt{g d}`: the logits
-    :math:`q^\top k/\sqrt d` are bounded by :math:`\Gamma = g\sqrt d` at every n (g = 1: the norm of unit-variance
-    entries)."""
-    def one():
-        X = rng.standard_normal((n, d))
-        return math.sqrt(g * d) * X / np.linalg.norm(X, axis=1, keepdims=True)
-    return one(), one()
-
-
-@memoize
-def kdk_experiment(p: dict, seed: int):
-    r"""LR-kdk: for d_k in ``kdk_d``, scale g in ``kdk_g`` and L in ``kdk_n`` (:func:`sphere_inputs`): the numerical
-    rank of A (``numpy.linalg.matrix_rank``) and the ε-rank (row-ℓ1 error ≤ ``kdk_eps``) bracketed by
-    :func:`attnlab.rank_lower_certificate` and :func:`attnlab.rank_upper_certificate` (``"svd"``)."""
-    rng = np.random.default_rng(seed)
-    eps = p["kdk_eps"]
-    rows = []
-    for d in p["kdk_d"]:
-        for g in p["kdk_g"]:
-            for n in p["kdk_n"]:
-                Q, K = sphere_inputs(n, d, g, rng)
-                A = attention_matrix(Q, K)
-                rows.append(dict(d=d, g=g, n=n, eps=eps, rank=int(np.linalg.matrix_rank(A)),
-                                 lower=int(rank_lower_certificate(A, eps).M),
-                                 upper=int(rank_upper_certificate(A, eps, "svd").rank)))
-    return rows
-
-
-def check_lr_kdk(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-kdk (rule: ``RULES["LR-kdk"]``): is the projection size set by d_k alone, free of L, because
-    rank(QKᵀ) ≤ d_k?"""
-    p = preset(PRESETS, scale)
-    rows = kdk_experiment(p, seed) if data is None else data
-    ns = sorted({r["n"] for r in rows})
-    n_max, n_min = ns[-1], ns[0]
-    n_quarter = max([n for n in ns if n <= n_max / 4] or [n_min])
-    g_std = min(r["g"] for r in rows)
-    at = {(r["d"], r["g"], r["n"]): r for r in rows}
-    ds, gs = sorted({r["d"] for r in rows}), sorted({r["g"] for r in rows})
-    rank_over = [r for r in rows if r["rank"] > r["d"]]                      # (i) fails where rank A > d_k
-    scale_dep = [(d, g1, g2) for d in ds for g1 in gs for g2 in gs
-                 if at[(d, g1, n_max)]["lower"] > at[(d, g2, n_max)]["upper"]]
-    over_dk = [r for r in rows if r["lower"] > r["d"]]                       # (ii) fails where the ε-rank > d_k
-    plateau = {d: at[(d, g_std, n_max)]["upper"] <= at[(d, g_std, n_quarter)]["upper"] for d in ds}
-    grows = [(d, g) for d in ds for g in gs if at[(d, g, n_max)]["lower"] > at[(d, g, n_min)]["upper"]]
-    part_iii = all(plateau.values())
-    if not part_iii:
-        verdict = "refuted"
-    elif not rank_over and not scale_dep and not over_dk:
-        verdict = "verified"
-    else:
-        verdict = "corrected"
-    big = max(rows, key=lambda r: r["lower"] - r["d"])
-    std = f"d_k = {big['d']}: {at[(big['d'], g_std, n_min)]['upper']} → {at[(big['d'], g_std, n_max)]['upper']}"
-    return Verdict(
-        "LR-kdk", verdict,
-        (f"At fixed d_k the ε-rank stays flat in L at the standard scale ({std}, L = {n_min}–{n_max}), yet with "
-         f"logits up to {big['g']:g}·√d_k it is at least {big['lower']} > d_k = {big['d']}. " if part_iii else
-         f"At fixed d_k and bounded logits the ε-rank grows with L ({std}, L = {n_min}–{n_max}). ")
-        + f"Row-ℓ1 error ≤ {rows[0]['eps']}; queries and keys on a sphere, so the logits are bounded at every L. "
-        f"A has rank above d_k in {len(rank_over)} of {len(rows)} cases (full rank generically); {len(scale_dep)} "
-        f"(d_k, scale) pairs prove that the rank needed depends on the logits' scale"
-        + (f", and in {len(grows)} the lower certificate at L = {n_max} exceeds the upper one at L = {n_min} (there "
-           f"the n-free bound lies beyond these lengths)" if grows else "")
-        + ". The n-free bound that exists (the approximation-rank notes's upper law) grows like (Γ/ε²)^(d/2), not like d_k. The bound "
-        "quoted is Linformer's Theorem 2, not Theorem 1.",
-        numbers=dict(cases=len(rows), rank_above_dk=len(rank_over), lower_above_dk=len(over_dk),
-                     scale_dependent=[list(x) for x in scale_dep], plateau_at_standard_scale=plateau,
-                     growth_proved=[list(x) for x in grows],
-                     per_case=[{k: r[k] for k in ("d", "g", "n", "rank", "lower", "upper")} for r in rows]),
-        thresholds=dict(rule=RULES["LR-kdk"]),
-        scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- PDA-rsvd: randomized SVD vs Eckart–Young
@@ -1066,51 +471,6 @@ def _tidy_log_axes(ax, *, xticks=None, yticks=None) -> None:
         axis.set_minor_formatter(ticker.NullFormatter())
 
 
-def plot_demo_spectra(rows, n: int):
-    """Normalised singular values of A for the demo's d at one n (first draw), with the cut-off d marked."""
-    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    fig, ax = figure(width=3.4, height=2.5)
-    data = {}
-    for i, r in enumerate(x for x in rows if x["n"] == n and x["trial"] == 0):
-        s = np.asarray(r["s"])
-        col = OKABE_ITO[1 + i % 7]
-        ax.semilogy(np.arange(1, len(s) + 1), s / s[0], "o-", ms=2, lw=1, color=col, label=f"$d = {r['d']}$")
-        if r["d"] < n:
-            ax.axvline(r["d"] + 0.5, color=col, ls=":", lw=1)
-        data[f"d{r['d']}"] = s / s[0]
-    ax.set_xlabel("index $k$")
-    ax.set_ylabel(r"$\sigma_k/\sigma_1$ of $A$")
-    _tidy_log_axes(ax)
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0), title=f"$L = {n}$", title_fontsize=6)
-    return fig, data
-
-
-def plot_energy(rows, n: int):
-    """k90 against the temperature multiplier b at one n (mean over draws): one panel per d, one curve per kind."""
-    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    import pandas as pd  # noqa: PLC0415
-
-    df = pd.DataFrame(rows)
-    df = df[df.n == n].groupby(["kind", "d", "b"], as_index=False).k90.mean()
-    ds = sorted(df.d.unique())
-    fig, axes = figure(ncols=len(ds), width=3.4, height=2.5, sharey=True, squeeze=False)
-    for ax, d in zip(axes[0], ds):
-        for i, kind in enumerate(k for k in ENERGY_KINDS if k in set(df.kind)):
-            g = df[(df.kind == kind) & (df.d == d)]
-            ax.loglog(g.b, g.k90, marker="o", color=OKABE_ITO[1 + i], label=kind)
-        ax.axhspan(5, 10, color="0.85", zorder=0, label="claimed 5–10")
-        ax.set_xlabel(r"temperature multiplier $t$ (logits $t\,S$)")
-        ax.set_title(f"$d = {d}$, $L = {n}$", fontsize=8)
-        _tidy_log_axes(ax, xticks=sorted(df.b.unique()))
-    axes[0][0].set_ylabel(r"$k_{90}$")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    fig.legend(handles, labels, fontsize=6, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 0.0))
-    return fig, {c: df[c].tolist() for c in df}
-
-
 def plot_tail_bound(rows, n: int):
     """Measured truncation error against the power-law bound, per kind, at one n."""
     from matplotlib.lines import Line2D  # noqa: PLC0415
@@ -1124,11 +484,12 @@ def plot_tail_bound(rows, n: int):
         rs = [r for r in rows if r["kind"] == kind and r["n"] == n]
         col = OKABE_ITO[1 + i]
         r_ = [r["r"] for r in rs]
-        ax.loglog(r_, [r["tail"] for r in rs], "o-", color=col)
+        mk = "os^D"[i % 4]
+        ax.loglog(r_, [r["tail"] for r in rs], marker=mk, ls="-", color=col)
         b = [r["bound"] for r in rs]
         if np.all(np.isfinite(b)):
             ax.loglog(r_, b, "--", color=col, lw=1)
-        handles.append(Line2D([], [], color=col, marker="o", label=f"{kind} ($\\alpha = {rs[0]['alpha']:.2f}$)"))
+        handles.append(Line2D([], [], color=col, marker=mk, label=f"{kind} ($\\alpha = {rs[0]['alpha']:.2f}$)"))
         data[f"{kind}_r"], data[f"{kind}_tail"], data[f"{kind}_bound"] = r_, [r["tail"] for r in rs], b
     handles += [Line2D([], [], color="k", marker="o", label=r"error $\|A - A_r\|_F$"),
                 Line2D([], [], color="k", ls="--", lw=1, label="power-law bound")]
@@ -1140,48 +501,41 @@ def plot_tail_bound(rows, n: int):
     return fig, data
 
 
-def plot_sparse(rows):
-    """k90 and the row-ℓ1 rank bracket [lower, upper] as fractions of n, per pattern and realisation."""
-    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
+# Moved, unchanged, to the modules of the chapter's section pages; still importable from here.
+_MOVED_TO = {
+    'rank_experiment': 'spectrum_rank',
+    'energy_experiment': 'spectrum_rank',
+    'check_lr_rank': 'spectrum_rank',
+    'check_lr_cutoff': 'spectrum_rank',
+    'energy_families': 'spectrum_rank',
+    'onehot_k90': 'spectrum_rank',
+    'onehot_experiment': 'spectrum_rank',
+    'check_lr_onehot': 'spectrum_rank',
+    'plot_demo_spectra': 'spectrum_rank',
+    'plot_energy': 'spectrum_rank',
+    'kernel_experiment': 'spectrum_kernel',
+    'check_lr_kernel': 'spectrum_kernel',
+    'mercer_spectrum': 'spectrum_kernel',
+    'mercer_experiment': 'spectrum_kernel',
+    'check_lr_mercer': 'spectrum_kernel',
+    'PATTERNS': 'spectrum_sparse',
+    'sparse_support': 'spectrum_sparse',
+    'sparse_attention': 'spectrum_sparse',
+    'sparse_experiment': 'spectrum_sparse',
+    'check_lr_sparse': 'spectrum_sparse',
+    'wide_table': 'spectrum_sparse',
+    'check_lr_wide': 'spectrum_sparse',
+    'sphere_inputs': 'spectrum_sparse',
+    'kdk_experiment': 'spectrum_sparse',
+    'check_lr_kdk': 'spectrum_sparse',
+    'plot_sparse': 'spectrum_sparse',
+    'plot_wide': 'spectrum_sparse',
+}
 
-    fig, ax = figure(width=3.4, height=2.5)
-    pats = [x for x in PATTERNS if any(r["pattern"] == x for r in rows)]
-    data = {}
-    for j, real in enumerate(("ideal", "softmax")):
-        rs = [next(r for r in rows if r["pattern"] == pt and r["realisation"] == real) for pt in pats]
-        x = np.arange(len(pats)) + (j - 0.5) * 0.3
-        n = np.array([r["n"] for r in rs], float)
-        k90, lo, up = (np.array([r[k] for r in rs]) / n for k in ("k90", "r_lower", "r_upper"))
-        ax.vlines(x, lo, up, color=OKABE_ITO[1 + j], lw=2, label=f"{real}: row-$\\ell_1$ rank range")
-        ax.plot(x, k90, "o", color=OKABE_ITO[1 + j], mfc="white", label=f"{real}: $k_{{90}}$")
-        data[f"{real}_k90"], data[f"{real}_lower"], data[f"{real}_upper"] = k90.tolist(), lo.tolist(), up.tolist()
-    ax.axhline(1 / 8, color="k", ls=":", lw=1, label="$L/8$")
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(pats)), pats, fontsize=7, rotation=20, ha="right")
-    ax.set_ylabel("rank needed / $L$")
-    _tidy_log_axes(ax)
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    data["pattern"] = pats
-    return fig, data
 
+def __getattr__(name):
+    if name in _MOVED_TO:
+        import importlib
 
-def plot_wide(rows):
-    """k90/n against d/n on the demo grid (median over draws), one curve per n, with the flat spectrum's 0.9."""
-    from ..plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    fig, ax = figure(width=3.4, height=2.5)
-    data = {}
-    for i, n in enumerate(sorted({r["n"] for r in rows})):
-        ds = sorted({r["d"] for r in rows if r["n"] == n})
-        y = [float(np.median([energy_count(np.asarray(r["s"]), 0.9) / n for r in rows
-                              if r["n"] == n and r["d"] == d])) for d in ds]
-        ax.semilogx(np.array(ds) / n, y, "o-", color=OKABE_ITO[1 + i % 7], label=f"$L = {n}$")
-        data[f"d_over_n_{n}"], data[f"k90_over_n_{n}"] = (np.array(ds) / n).tolist(), y
-    ax.axhline(0.9, color="k", ls=":", lw=1, label="flat spectrum")
-    ax.axvline(1, color="0.5", lw=1)
-    ax.axvline(1 / 8, color="0.5", lw=1, ls="--")
-    ax.set_xlabel("$d_k/L$")
-    ax.set_ylabel("$k_{90}/L$")
-    _tidy_log_axes(ax)
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig, data
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
