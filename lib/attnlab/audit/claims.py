@@ -162,7 +162,7 @@ CLAIMS: tuple[Claim, ...] = (
           "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ; the K'ᵀ = V_Qᵀ U_K V_Kᵀ that the notes "
           "say is printed on p. 17 of the paper does not multiply; the time bound's proof uses max(r_Q, r_K), and V "
           "keeps its d columns.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_lowrank"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_lowrank"),
     Claim("AT-grad", S003, "Thm 4.3",
           "Gradient of ½‖FH − E‖_F², F = rowsoftmax(A₁XA₂ᵀ): A₁ᵀ(F∘G − diag(r)·F)A₂ (printed: F·diag((F∘Gᵀ)·1)); "
           "d + 2 attention calls suffice.",
@@ -177,9 +177,9 @@ CLAIMS: tuple[Claim, ...] = (
           "an orthogonal pair ⇒ o_i ≥ 2/3.",
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ov"),
     Claim("AT-log2", S003, "Thm 5.7", "Scaling Q and K by log 2 gives scores (log 2)²·a·b; e^((log 2)²) ≈ 1.6168, not 2.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_log2"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_log2"),
     Claim("AT-temp", S003, "temperature remark", "Temperature T absorbs into the inputs: B_T = max(B, B/√T).",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_temp"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_temp"),
     # ---- approximation rank, seed 004
     Claim("AR-op", S004, "row-ℓ1 operator identity",
           "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm.",
@@ -251,7 +251,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
           "Keeping each key independently with probability 1/2, in a row with at least one orthogonal key the number "
           "of orthogonal keys kept is odd with probability 1/2 (per row; repeated O(log n) times).",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_parity"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
           "than 2·tanh(osc(h)/4).",
