@@ -1,6 +1,8 @@
 """Evidence for chapter 09 (attention at any temperature): AT-1d, AT-fixed-d, AT-cancel and AT-bigd of the any-temperature notes.
 
-Experiments (memoized), fits, the four checks and the figures. The algorithms are in :mod:`attnlab.subquadratic`.
+Experiments (memoized), fits, the four checks and the figures. The evidence of the section page
+``notebooks/09-any-temperature-fixed-d.ipynb`` (AT-fixed-d, AT-bigd) is :mod:`attnlab.audit.any_temperature_fixed_d`,
+re-exported here. The algorithms are in :mod:`attnlab.subquadratic`.
 Every error is measured against exact attention computed row by row in extended precision (``np.longdouble``, or
 mpmath where stated) from the same inputs. Cost claims are decided by exact operation and oracle-call counts; CPU
 timings (best of a few runs on this shared machine) are shown beside them as illustration only.
@@ -88,29 +90,29 @@ PRESETS = {
 
 #: What each preset entry is, in words (the chapter's collapsed parameters box).
 PARAMETER_LABELS = {
-    "g_n": "guarantee runs: sizes n", "g_B": "guarantee runs: bounds B", "g_eps": "guarantee runs: tolerances ε",
+    "g_n": "guarantee runs: sizes L", "g_B": "guarantee runs: bounds B", "g_eps": "guarantee runs: tolerances ε",
     "g_nq": "guarantee runs: queries per case",
-    "naive_n": "printed expansion: sizes n", "naive_B": "printed expansion: bounds B",
-    "deg_n": "degree: sizes n", "deg_eps": "degree: tolerances ε", "deg_B": "degree needed: bounds B",
-    "deg_inst": "degree needed: queries per instance (÷ 8)", "deg_needed_max": "degree needed: searched up to n",
-    "range_B": "range: bounds B", "range_n": "range: keys n",
-    "t_n": "timing: sizes n", "t_exact_max": "timing: exact attention measured up to n", "t_B": "timing: bounds B",
+    "naive_n": "printed expansion: sizes L", "naive_B": "printed expansion: bounds B",
+    "deg_n": "degree: sizes L", "deg_eps": "degree: tolerances ε", "deg_B": "degree needed: bounds B",
+    "deg_inst": "degree needed: queries per instance (÷ 8)", "deg_needed_max": "degree needed: searched up to L",
+    "range_B": "range: bounds B", "range_n": "range: keys L",
+    "t_n": "timing: sizes L", "t_exact_max": "timing: exact attention measured up to L", "t_B": "timing: bounds B",
     "t_eps": "timing: tolerances ε", "t_reps": "timing: calls per measurement (best kept)",
-    "t_fit_min": "timing: exponent fitted over n ≥", "t_check_q": "timing: queries checked against exact rows",
-    "gauss_n": "Gauss route: sizes n", "gauss_B": "Gauss route: bounds B",
-    "hs_n": "halfspace lemma: keys n", "hs_B": "halfspace lemma: bounds B",
-    "tree_n": "d = 2 structure: sizes n", "tree_exact_max": "d = 2: exact attention measured up to n",
-    "tree_B": "d = 2 structure: bounds B", "tree_fit_min": "d = 2: exponent fitted over n ≥",
+    "t_fit_min": "timing: exponent fitted over L ≥", "t_check_q": "timing: queries checked against exact rows",
+    "gauss_n": "Gauss route: sizes L", "gauss_B": "Gauss route: bounds B",
+    "hs_n": "halfspace lemma: keys L", "hs_B": "halfspace lemma: bounds B",
+    "tree_n": "d = 2 structure: sizes L", "tree_exact_max": "d = 2: exact attention measured up to L",
+    "tree_B": "d = 2 structure: bounds B", "tree_fit_min": "d = 2: exponent fitted over L ≥",
     "tree_reps": "d = 2: calls per measurement",
-    "c_n": "operation counts: sizes n", "c_B": "operation counts: bounds B", "c_eps": "operation counts: tolerances ε",
-    "prec_cases": "Algorithm 1 in mpmath: cases (n, B, ε)", "prec_nq": "Algorithm 1 in mpmath: queries per case",
+    "c_n": "operation counts: sizes L", "c_B": "operation counts: bounds B", "c_eps": "operation counts: tolerances ε",
+    "prec_cases": "Algorithm 1 in mpmath: cases (L, B, ε)", "prec_nq": "Algorithm 1 in mpmath: queries per case",
     "prec_bits": "Algorithm 1 in mpmath: working precisions (bits)",
-    "cancel_n": "cancellation: keys n", "cancel_eta": "cancellation: η", "cancel_g": "cancellation: degree",
+    "cancel_n": "cancellation: keys L", "cancel_eta": "cancellation: η", "cancel_g": "cancellation: degree",
     "cancel_B": "cancellation: bounds B", "cancel_nq": "cancellation: queries per B",
     "cancel_mp_q": "cancellation: queries rerun in mpmath", "cancel_bits": "cancellation: mpmath precision (bits)",
-    "r_d": "reduction: dimensions d", "r_n2": "reduction, d = 2: keys n", "r_n3": "reduction, d = 3: keys n",
+    "r_d": "reduction: dimensions d", "r_n2": "reduction, d = 2: keys L", "r_n3": "reduction, d = 3: keys L",
     "r_B": "reduction: bounds B", "r_nq": "reduction: queries per case",
-    "c_hs_n": "oracle calls: keys n", "c_hs_B": "oracle calls: bounds B",
+    "c_hs_n": "oracle calls: keys L", "c_hs_B": "oracle calls: bounds B",
 }
 
 #: The decision rules, stated before any run (the checks quote them in their verdicts).
@@ -908,7 +910,7 @@ def plot_guarantee(rows):
     ax.axhline(1.0, color="k", lw=1, ls="--")
     ax.set_ylim(3e-19, 30)
     ax.set_xticks(range(len(fams)), fams, fontsize=7)
-    ax.set_ylabel(r"largest error / $\epsilon$")
+    ax.set_ylabel(r"largest error / $\varepsilon$")
     _log_ticks(ax)
     ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
@@ -932,7 +934,7 @@ def plot_naive(rows):
             y = np.array([r[key] for r in rr], float)
             ok = np.isfinite(y) & (y > 0)
             ax.loglog(B[ok], y[ok], mk, color=colours[i % len(colours)], ms=3)
-        handles.append(Line2D([], [], color=colours[i % len(colours)], label=f"$n = {n}$"))
+        handles.append(Line2D([], [], color=colours[i % len(colours)], label=f"$L = {n}$"))
     handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="printed expansion"),
                 Line2D([], [], color="0.4", ls=":", marker="s", ms=3, label="attention_1d")]
     ax.axhline(1e-3, color="k", lw=1, ls="--")
@@ -969,7 +971,7 @@ def plot_timing(timing):
     if Bs:
         curve(a2, "attention_1d", Bs[0], "o-", OKABE_ITO[0], f"attention_1d, $B = {Bs[0]:g}$")
     for ax in (a1, a2):
-        ax.set_xlabel("sequence length $n$")
+        ax.set_xlabel("sequence length $L$")
         ax.legend(fontsize=6.5, loc="lower right", framealpha=0.9)
     a1.set_ylabel("CPU time (s)")
     fig.tight_layout()
@@ -990,10 +992,10 @@ def plot_degree(rows):
         ax.plot([r["L"] for r in rr], [r["g"] for r in rr], "o-", color=c, ms=3)
         need = [r for r in rr if r["g_needed"] is not None]
         ax.plot([r["L"] for r in need], [r["g_needed"] for r in need], "x", color=c, ms=5, mew=1.2)
-        handles.append(Line2D([], [], color=c, label=rf"$\epsilon = {_eps_tex(eps)}$"))
+        handles.append(Line2D([], [], color=c, label=rf"$\varepsilon = {_eps_tex(eps)}$"))
     handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="degree used"),
                 Line2D([], [], color="0.4", ls="none", marker="x", ms=5, label="degree needed")]
-    ax.set_xlabel(r"window $w = \log(n/\eta)$")
+    ax.set_xlabel(r"window $w = \log(L/\eta)$")
     ax.set_ylabel("polynomial degree $g$")
     ax.legend(handles=handles, fontsize=6.5, loc="upper left", framealpha=0.9)
     fig.tight_layout()

@@ -335,7 +335,7 @@ def plot_tree(tree):
                 if rr:
                     ax.loglog([r["n"] for r in rr], [r["seconds"] for r in rr], mk, base=2, ms=3,
                               color=OKABE_ITO[(1, 5, 6)[i % 3]], label=f"{name}, $B = {B:g}$")
-        ax.set_xlabel(f"$n$, keys {'in a square' if fam == 'square' else 'on a circle'}")
+        ax.set_xlabel(f"$L$, keys {'in a square' if fam == 'square' else 'on a circle'}")
         ax.legend(fontsize=6.5, loc="upper left", framealpha=0.9)
     axes[0][0].set_ylabel("CPU time (s)")
     fig.tight_layout()

@@ -157,7 +157,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_1d"),
     Claim("AT-fixed-d", S003, "Thm 1.3",
           "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_fixed_d"),
+          "notebooks/09-any-temperature-fixed-d", "attnlab.audit.any_temperature:check_at_fixed_d"),
     Claim("AT-lowrank", S003, "Thm 1.4",
           "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ; the K'ᵀ = V_Qᵀ U_K V_Kᵀ that the notes "
           "say is printed on p. 17 of the paper does not multiply; the time bound's proof uses max(r_Q, r_K), and V "
@@ -322,7 +322,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-bigd", S003, "l. 83, 169",
           "The hidden g^{O(d)} is not cheap for large d; no speed-up can be predicted from Thm 1.3 for head "
           "dimensions 64 or 128.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_bigd"),
+          "notebooks/09-any-temperature-fixed-d", "attnlab.audit.any_temperature:check_at_bigd"),
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
           "constant error needs n^{2−δ} time under SETH.",
