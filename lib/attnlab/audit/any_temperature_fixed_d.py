@@ -1,4 +1,4 @@
-"""The evidence of section 9.1 (``notebooks/09-any-temperature-fixed-d.ipynb``, claims AT-fixed-d and AT-bigd): the
+"""The evidence of a section page (``notebooks/09-any-temperature-fixed-d.ipynb``, claims AT-fixed-d and AT-bigd): the
 halfspace lemma, the reduction of Thm 1.3 run over a halfspace oracle and its calls counted, the monomial count at
 large head dimensions, and the k-d tree for d = 2; moved as they were from :mod:`attnlab.audit.any_temperature`, which
 keeps the presets, the rules and the shared helpers and re-exports these names.

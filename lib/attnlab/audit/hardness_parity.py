@@ -1,4 +1,4 @@
-"""The evidence of section 6.1 (``notebooks/06-hardness-parity.ipynb``, claims AT-log2, AT-parity, AT-lowrank and
+"""The evidence of a section page (``notebooks/06-hardness-parity.ipynb``, claims AT-log2, AT-parity, AT-lowrank and
 AT-temp): parity at the entry bound log 2, a random half of the keys, the low-rank reduction and temperature as an
 entry bound; moved as they were from :mod:`attnlab.audit.hardness`, which keeps the presets, the rules and the shared
 helpers and re-exports these names.

@@ -1,4 +1,4 @@
-"""The evidence of section 8.1 (``notebooks/08-rank-lower-counts.ipynb``, claims AR-rlower and AR-count): the lattice
+"""The evidence of a section page (``notebooks/08-rank-lower-counts.ipynb``, claims AR-rlower and AR-count): the lattice
 embedded with visible dimension r, the lower bound in the interaction dimension, and the counts of the largest ball
 test of the approximation-rank notes; moved as they were from :mod:`attnlab.audit.rank_lower`, which keeps the
 presets, the rules and the lattice experiment and re-exports these names.
