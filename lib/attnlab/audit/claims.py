@@ -132,7 +132,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-linformer", S001, "Linformer Theorem 1",
           "k = Ω(d log d/ε²) random projection rows suffice for ‖softmax(QKᵀ/√d) − softmax(Q(EK)ᵀ/√d)‖ ≤ ε; "
           "k = n/4 or n/8 loses almost nothing.",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_linformer"),
+          "notebooks/10-random-features-linformer", "attnlab.audit.random_features:check_lr_linformer"),
     Claim("LR-favor", S001, "Performer / FAVOR+",
           "φ(x) = exp(−‖x‖²/2)/√m·[exp(ω_iᵀx)]_i, ω_i ~ N(0, I), gives E[φ(q)ᵀφ(k)] = exp(qᵀk); orthogonal ω lower the "
           "variance; the identity as first displayed (l. 227) and as derived; '+ means orthogonal', with ω rows of an "
@@ -150,7 +150,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("SP-exp", S002, "experiments",
           "L from 512 to 3072: the smallest working d grows like log L, far below the bound; resampling matters little; "
           "the causal case behaves the same.",
-          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_exp"),
+          "notebooks/11-sparse-patterns-runs", "attnlab.audit.sparse_patterns:check_sp_exp"),
     # ---- any temperature, seed 003
     Claim("AT-1d", S003, "Lemma 3.1 / Algorithm 1",
           "d = 1: windowed polynomial approximation with prefix sums gives entrywise error ε in time Õ(n·polylog(B/ε)).",
@@ -234,10 +234,10 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
           "Linformer time O(nk·d_k) (no memory figure given); Performer time O(nmd) and memory O(nm + m·d_k); both "
           "faster than standard attention.",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_cost"),
+          "notebooks/10-random-features-linformer", "attnlab.audit.random_features:check_lr_cost"),
     Claim("SP-robust", S002, "l. 11, 28, 34",
           "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ.",
-          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_robust"),
+          "notebooks/11-sparse-patterns-runs", "attnlab.audit.sparse_patterns:check_sp_robust"),
     Claim("SP-tight", S002, "l. 6, 34",
           "The smallest working d sits far below the bound, said to verify the tightness of the theory.",
           "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_tight"),
@@ -259,11 +259,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-rlower", S004, "l. 96",
           "A matching lower bound β^(r/2) in the interaction dimension r (the exponent r/2 is minimax-sharp), and the "
           "sphere's lower bound.",
-          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_rlower"),
+          "notebooks/08-rank-lower-counts", "attnlab.audit.rank_lower:check_ar_rlower"),
     Claim("AR-count", S004, "l. 106, 128, 162",
           "17,850,625 message states ≈ 10^88946 tokens for the largest ball test; message centres (b√β)^d in one place, "
           "(b√β/L)^d in another.",
-          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_count"),
+          "notebooks/08-rank-lower-counts", "attnlab.audit.rank_lower:check_ar_count"),
     Claim("AR-const", S004, "l. 136",
           "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?).",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_const"),
