@@ -244,7 +244,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
           "oracle error O(η) still separates (1 ± η)c_i.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_search"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_search"),
     Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
           "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
           "notebooks/05-gradient", "attnlab.audit.gradient:check_at_precision"),
@@ -326,11 +326,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
           "constant error needs n^{2−δ} time under SETH.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_seth"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_seth"),
     Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
           "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
           "needs T_MUL(n, d, n)^{1−o(1)} time.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ovh"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_ovh"),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",
