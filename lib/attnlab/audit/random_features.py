@@ -493,6 +493,13 @@ METHOD_LABELS = {"exact": "exact (blocked)", "exact causal": "exact causal (bloc
 _ERR = r"$\|\tilde O - O\|_F\,/\,\|O\|_F$"
 
 
+#: Series styles of this module's figures: the Okabe–Ito palette without its yellow, each colour with its own marker
+#: and line style, so that the series stay apart in grey print.
+_COLOURS = ("#E69F00", "#0072B2", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+_LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)))
+
+
 def _sci(v, _pos=None):
     """A tick label: plain between 1e-3 and 1e5, otherwise m×10ⁿ in mathtext."""
     if v <= 0:
@@ -555,12 +562,12 @@ def plot_kernel(rows):
     for j, (r, c) in enumerate(cases[-2:]):
         for kind, ls in (("iid", "-"), ("orth", "--")):
             rs = sorted((x for x in rows if x["kind"] == kind and (x["r"], x["cos"]) == (r, c)), key=lambda x: x["m"])
-            a2.loglog([x["m"] for x in rs], [x["var"] for x in rs], "o" + ls, ms=3, color=f"C{j + 4}")
+            a2.loglog([x["m"] for x in rs], [x["var"] for x in rs], "o" + ls, ms=3, color=_COLOURS[(j + 1) % 7])
             data[f"var_{kind}_{r}_{c}"] = [x["var"] for x in rs]
         rs = sorted((x for x in rows if x["kind"] == "iid" and (x["r"], x["cos"]) == (r, c)), key=lambda x: x["m"])
         a2.loglog([x["m"] for x in rs], [x["var_theory_iid"] for x in rs], ":", color="k", lw=1)
     s2 = {(x["r"], x["cos"]): x["s2"] for x in rows}
-    handles = [Line2D([], [], color=f"C{j + 4}", lw=2) for j in range(len(cases[-2:]))]
+    handles = [Line2D([], [], color=_COLOURS[(j + 1) % 7], lw=2) for j in range(len(cases[-2:]))]
     labels = [rf"$\|q+k\|^2 = {s2[cs]:.2f}$" for cs in cases[-2:]]
     handles += [Line2D([], [], color="0.3", ls="-"), Line2D([], [], color="0.3", ls="--"),
                 Line2D([], [], color="k", ls=":", lw=1)]
@@ -591,14 +598,16 @@ def plot_output(rows):
         for j, tau in enumerate(taus):
             rs = sorted((x for x in rows if x["d"] == d and x["tau"] == tau and x["orthogonal"]),
                         key=lambda x: x["m"])
-            ax.loglog([x["m_over_d"] for x in rs], [x["err"] for x in rs], "o-", ms=3, color=f"C{j}")
-            ax.axhline(rs[0]["mean_v"], color=f"C{j}", ls=":", lw=1)
+            ax.loglog([x["m_over_d"] for x in rs], [x["err"] for x in rs], marker=_MARKERS[j % 7], ls=_LINES[j % 7],
+                      ms=3, color=_COLOURS[j % 7])
+            ax.axhline(rs[0]["mean_v"], color=_COLOURS[j % 7], ls=":", lw=1)
             data[f"err_d{d}_tau{tau}"] = [x["err"] for x in rs]
         ax.axvspan(2, 4, color="0.9", zorder=0)
         ax.set_xlabel(f"$m / d$  ($d = {d}$)")
         _log_ticks(ax)
     axes[0].set_ylabel(_ERR)
-    handles = [Line2D([], [], color=f"C{j}", marker="o", ms=3) for j in range(len(taus))]
+    handles = [Line2D([], [], color=_COLOURS[j % 7], marker=_MARKERS[j % 7], ls=_LINES[j % 7], ms=3)
+               for j in range(len(taus))]
     labels = [rf"$\tau = {t:g}$" for t in taus]
     handles += [Line2D([], [], color="0.3", ls=":", lw=1), Patch(color="0.9")]
     labels += ["mean of $V$ (same colour)", "$m = 2d$ to $4d$"]

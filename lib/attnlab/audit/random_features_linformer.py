@@ -1,4 +1,4 @@
-"""The evidence of section 10.1 (``notebooks/10-random-features-linformer.ipynb``, claims LR-linformer and LR-cost):
+"""The evidence of a section page (``notebooks/10-random-features-linformer.ipynb``, claims LR-linformer and LR-cost):
 random-projection Linformer and the Linformer paper's factorisation, one loop over every method, and the cost by exact
 operation counts with timings and traced memory beside them; moved as they were from
 :mod:`attnlab.audit.random_features`, which keeps the presets, the rules and the shared helpers and re-exports these
@@ -23,7 +23,7 @@ from .cache import memoize
 from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
-from .random_features import METHOD_LABELS, PRESETS, TIE, _ERR, _ORDER, _legend_below, _log_ticks, _rel
+from .random_features import _COLOURS, _LINES, _MARKERS, METHOD_LABELS, PRESETS, TIE, _ERR, _ORDER, _legend_below, _log_ticks, _rel
 
 __all__ = [
     "linformer_experiment",
@@ -277,11 +277,18 @@ def plot_linformer(res):
     fig, (a1, a2) = figure(ncols=2, width=3.4, height=2.5, sharey=True)
     data = {}
     fams = sorted({(x["n"], x["d"], x["tau"]) for x in rows if x["tau"] == 1.0})
+    ns, ds = sorted({f[0] for f in fams}), sorted({f[1] for f in fams})
     for j, fam in enumerate(fams):
         rs = sorted((x for x in rows if (x["n"], x["d"], x["tau"]) == fam), key=lambda x: x["k"])
         ks = [x["k"] for x in rs]
-        a1.loglog(ks, [x["err"] for x in rs], "o-", ms=3, color=f"C{j}")
-        a2.loglog(ks, [x["err_jl"] for x in rs], "s--", ms=3, color=f"C{j}")
+        # colour by L, marker and line style by d: the two widths of one L nearly coincide, so the second (open
+        # markers, dashed) is drawn over the first (filled, solid) and both stay visible
+        c = _COLOURS[(1, 3, 2, 4)[ns.index(fam[0]) % 4]]
+        wide = ds.index(fam[1]) % 2
+        style = dict(color=c, marker="os"[wide], ls=("-", "--")[wide], ms=(3, 5)[wide], mfc=(c, "none")[wide],
+                     zorder=2 + wide)
+        a1.loglog(ks, [x["err"] for x in rs], **style)
+        a2.loglog(ks, [x["err_jl"] for x in rs], **style)
         key = f"L{fam[0]}_d{fam[1]}"
         data[f"k_{key}"], data[f"err_{key}"], data[f"err_ARRV_{key}"] = ks, [x["err"] for x in rs], \
             [x["err_jl"] for x in rs]
@@ -290,7 +297,9 @@ def plot_linformer(res):
         ax.set_xlabel(f"projected length $k$\n{what}")
         _log_ticks(ax)
     a1.set_ylabel(_ERR)
-    handles = [Line2D([], [], color=f"C{j}", lw=2) for j in range(len(fams))] + [Line2D([], [], color="k", ls=":",
+    handles = [Line2D([], [], color=_COLOURS[(1, 3, 2, 4)[ns.index(f[0]) % 4]], marker="os"[ds.index(f[1]) % 2],
+                      ls=("-", "--")[ds.index(f[1]) % 2], mfc=("none" if ds.index(f[1]) % 2 else None), lw=2)
+               for f in fams] + [Line2D([], [], color="k", ls=":",
                                                                                         lw=1)]
     labels = [f"$L = {f[0]}$, $d = {f[1]}$" for f in fams] + ["zero output"]
     _legend_below(fig, handles, labels, ncol=3)
@@ -310,16 +319,19 @@ def plot_cost(rows):
         rs = sorted((x for x in rows if x["method"] == meth), key=lambda x: x["n"])
         ns = [x["n"] for x in rs]
         if rs[0]["seconds"] is not None:
-            a1.loglog(ns, [x["seconds"] for x in rs], "o-", ms=3, color=f"C{j}")
+            a1.loglog(ns, [x["seconds"] for x in rs], marker=_MARKERS[j % 7], ls=_LINES[j % 7], ms=3,
+                      color=_COLOURS[j % 7])
             data[f"seconds_{meth}"] = [x["seconds"] for x in rs]
-        a2.loglog(ns, [x["peak_bytes"] / 2**20 for x in rs], "o-", ms=3, color=f"C{j}")
+        a2.loglog(ns, [x["peak_bytes"] / 2**20 for x in rs], marker=_MARKERS[j % 7], ls=_LINES[j % 7], ms=3,
+                  color=_COLOURS[j % 7])
         data[f"L_{meth}"], data[f"peak_MiB_{meth}"] = ns, [x["peak_bytes"] / 2**20 for x in rs]
     a1.set_ylabel("user CPU time per call (s)")
     a2.set_ylabel("peak traced memory (MiB)")
     for ax in (a1, a2):
         ax.set_xlabel("sequence length $L$")
         _log_ticks(ax)
-    handles = [Line2D([], [], color=f"C{j}", marker="o", ms=3) for j in range(len(methods))]
+    handles = [Line2D([], [], color=_COLOURS[j % 7], marker=_MARKERS[j % 7], ls=_LINES[j % 7], ms=3)
+               for j in range(len(methods))]
     labels = [METHOD_LABELS[m] + (" (memory only)" if m == "dense" else "") for m in methods]
     _legend_below(fig, handles, labels, ncol=3)
     return fig, data
