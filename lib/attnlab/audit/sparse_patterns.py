@@ -565,6 +565,11 @@ def check_sp_tight(scale=None, seed: int = 0, data=None) -> Verdict:
 # ------------------------------------------------------------------------------------------------ figures
 #: How the figures and tables write the growth laws.
 LAW_LABELS = {"log L": "log L", "sqrt L": "√L", "L": "L", "undecided": "undecided"}
+#: Series styles of this module's figures: the Okabe–Ito palette without its yellow, each colour with its own marker
+#: and line style, so that the series stay apart in grey print.
+_COLOURS = ("#E69F00", "#0072B2", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+_LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)))
 _LAW_TEX = {"log L": r"$a + b\,\log L$", "sqrt L": r"$a + b\sqrt{L}$", "L": r"$a + bL$"}
 
 
@@ -616,7 +621,8 @@ def plot_dimension_vs_L(sc, p):
         for j, (name, f) in enumerate(LAWS.items()):
             ft = law["fits"][name]
             ys = ft["intercept"] + ft["slope"] * f(xs)
-            ax.plot(xs, np.where(ys > 0, ys, np.nan), lw=1.2, color=f"C{j}", label=f"fit {_LAW_TEX[name]}")
+            ax.plot(xs, np.where(ys > 0, ys, np.nan), lw=1.2, color=_COLOURS[j % 7], ls=("-", "-.", (0, (5, 1)))[j % 3],
+                    label=f"fit {_LAW_TEX[name]}")
         bnd = [_bound(p, L, p["k"], p["gamma"], part == "causal") for L in Ls]
         ax.plot(Ls, bnd, "--", color="k", lw=1, label="the proof's bound")
         ax.plot(xs, xs, ":", color="k", lw=1, label="$d = L$ (exact)")
@@ -646,7 +652,8 @@ def plot_success_rate(sc):
     Ls = sorted({r["L"] for r in sc["full"]})
     for i, r in enumerate(sc["full"]):
         j = Ls.index(r["L"])
-        ax.plot(r["dims"], r["phat"], "-o", ms=2, lw=1, color=f"C{j}", label=f"$L = {r['L']}$")
+        ax.plot(r["dims"], r["phat"], marker=_MARKERS[j % 7], ls=_LINES[j % 7], ms=2, lw=1, color=_COLOURS[j % 7],
+                label=f"$L = {r['L']}$")
         data[f"d_L{r['L']}_target{i}"] = r["dims"]
         data[f"p_L{r['L']}_target{i}"] = r["phat"]
     ax.axhline(0.5, color="k", lw=0.8, ls=":")
