@@ -1,4 +1,4 @@
-"""The evidence of section 11.1 (``notebooks/11-sparse-patterns-runs.ipynb``, claims SP-exp and SP-robust): resampling,
+"""The evidence of a section page (``notebooks/11-sparse-patterns-runs.ipynb``, claims SP-exp and SP-robust): resampling,
 robustness to k, γ and the precisions, the operation counts and timings, and the long run; moved as they were from
 :mod:`attnlab.audit.sparse_patterns`, which keeps the presets, the experiments the chapter page also reads and the
 shared helpers, and re-exports these names.
