@@ -963,11 +963,13 @@ def plot_timing(timing):
 
     Bs = sorted({r["B"] for r in rows if r["method"] == "attention_1d"})
     for i, B in enumerate(Bs):
-        curve(a1, "attention_1d", B, "o-", OKABE_ITO[(1, 5, 6)[i % 3]], f"attention_1d, $B = {B:g}$")
-        curve(a1, "exact", B, "s--", OKABE_ITO[(1, 5, 6)[i % 3]], f"exact, $B = {B:g}$")
+        curve(a1, "attention_1d", B, ("o-", "^-", "D-")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]],
+              f"attention_1d, $B = {B:g}$")
+        curve(a1, "exact", B, ("s--", "v--", "P--")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]], f"exact, $B = {B:g}$")
     Bg = sorted({r["B"] for r in rows if r["method"] == "gauss"})
     for i, B in enumerate(Bg):
-        curve(a2, "gauss", B, "x:", OKABE_ITO[(2, 3, 6, 7, 1)[i % 5]], f"Gauss route, $B = {B:g}$")
+        curve(a2, "gauss", B, ("x:", "+-.", "1--", "*:", "x-.")[i % 5], OKABE_ITO[(2, 3, 6, 7, 1)[i % 5]],
+              f"Gauss route, $B = {B:g}$")
     if Bs:
         curve(a2, "attention_1d", Bs[0], "o-", OKABE_ITO[0], f"attention_1d, $B = {Bs[0]:g}$")
     for ax in (a1, a2):
@@ -989,10 +991,10 @@ def plot_degree(rows):
     for i, eps in enumerate(sorted({r["eps"] for r in rows})):
         c = OKABE_ITO[(1, 5, 6)[i % 3]]
         rr = sorted((r for r in rows if r["eps"] == eps), key=lambda r: r["L"])
-        ax.plot([r["L"] for r in rr], [r["g"] for r in rr], "o-", color=c, ms=3)
+        ax.plot([r["L"] for r in rr], [r["g"] for r in rr], ("o-", "s--", "^-.")[i % 3], color=c, ms=3)
         need = [r for r in rr if r["g_needed"] is not None]
         ax.plot([r["L"] for r in need], [r["g_needed"] for r in need], "x", color=c, ms=5, mew=1.2)
-        handles.append(Line2D([], [], color=c, label=rf"$\varepsilon = {_eps_tex(eps)}$"))
+        handles.append(Line2D([], [], color=c, ls=("-", "--", "-.")[i % 3], label=rf"$\varepsilon = {_eps_tex(eps)}$"))
     handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="degree used"),
                 Line2D([], [], color="0.4", ls="none", marker="x", ms=5, label="degree needed")]
     ax.set_xlabel(r"window $w = \log(L/\eta)$")

@@ -329,7 +329,8 @@ def plot_tree(tree):
     fig, axes = figure(ncols=len(fams), width=3.4, height=2.6, sharey=True, squeeze=False)
     for ax, fam in zip(axes[0], fams):
         for i, B in enumerate(sorted({r["B"] for r in rows})):
-            for meth, mk, name in (("attention_2d", "o-", "attention_2d"), ("exact", "s--", "exact")):
+            for meth, mk, name in (("attention_2d", ("o-", "^-", "D-")[i % 3], "attention_2d"),
+                                   ("exact", ("s--", "v--", "P--")[i % 3], "exact")):
                 rr = sorted((r for r in rows if r["family"] == fam and r["B"] == B and r["method"] == meth),
                             key=lambda r: r["n"])
                 if rr:

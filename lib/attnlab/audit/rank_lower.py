@@ -244,7 +244,7 @@ def plot_lower_laws(res, eps):
             b = np.array([r["beta"] for r in rs])
             M = np.array([r["M"] for r in rs], float)
             c = OKABE_ITO[(1, 5, 3, 6, 7)[i % 5]]  # the palette without its yellow
-            ax.loglog(b, M, "o-", color=c, ms=3, label=f"$d = {d}$")
+            ax.loglog(b, M, ("o-", "s--", "^-.", "D-", "v--")[i % 5], color=c, ms=3, label=f"$d = {d}$")
             ax.loglog(b, M[-1] * (b / b[-1]) ** th(d), ":", color=c, lw=1)
         ax.set_xlabel(r"inverse temperature $\beta$")
         _log_ticks(ax)
@@ -263,10 +263,10 @@ def plot_gap(rows, eps):
     fig, ax = figure()
     rs = [r for r in rows if r["eps"] == eps]
     b = np.array([r["beta"] for r in rs], float)
-    for key, label in (("greedy", "greedy cover (upper)"), ("svd", "truncated SVD (upper)"),
-                       ("lower", "lower certificate")):
+    for key, label, mk in (("greedy", "greedy cover (upper)", "o-"), ("svd", "truncated SVD (upper)", "s--"),
+                           ("lower", "lower certificate", "^-.")):
         y = np.array([r[key] for r in rs], float)
-        ax.loglog(b[y > 0], y[y > 0], "o-", ms=3, label=label)  # a zero has no place on a log axis
+        ax.loglog(b[y > 0], y[y > 0], mk, ms=3, label=label)  # a zero has no place on a log axis
     ax.loglog(b, rs[-1]["lower"] * (b / b[-1]) ** 0.5, "k:", lw=1, label="slope 1/2")
     ax.set_xlabel(r"inverse temperature $\beta$")
     ax.set_ylabel(r"rank certificate at $\varepsilon = %g$" % eps)

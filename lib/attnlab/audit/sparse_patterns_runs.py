@@ -15,7 +15,7 @@ from .cache import memoize
 from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
-from .sparse_patterns import (ELASTICITY_MAX, GAP, LAW_LABELS, LOF_ALPHA, PRESETS, Q_RATIO, TIME_EXP_MAX, _cap, _law,
+from .sparse_patterns import (_COLOURS, _MARKERS, ELASTICITY_MAX, GAP, LAW_LABELS, LOF_ALPHA, PRESETS, Q_RATIO, TIME_EXP_MAX, _cap, _law,
                               _log_ticks, fmt_num, fmt_p, growth_laws, load_long_run, random_sparse_target,
                               resample_summary, robustness_experiment, scaling_experiment)
 
@@ -187,9 +187,10 @@ def plot_robustness(rob):
 
     fig, ax = figure()
     g = [r for r in rob if r["projection"] == "gaussian" and math.isfinite(r["dmin"])]
-    for k in sorted({r["k"] for r in g}):
+    for j, k in enumerate(sorted({r["k"] for r in g})):
         pts = [r for r in g if r["k"] == k]
-        ax.plot([r["factor"] for r in pts], [r["dmin"] for r in pts], "o", label=f"$k = {k}$")
+        ax.plot([r["factor"] for r in pts], [r["dmin"] for r in pts], ls="none", marker=_MARKERS[j % 7],
+                color=_COLOURS[j % 7], label=f"$k = {k}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"$\mathrm{max}_i\,\|B_i\|^2/\eta^2$")
