@@ -318,7 +318,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-cancel", S003, "l. 170; 67",
           "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
           "moments Σ k^b v in floating point): stable bases and precision management are needed.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_cancel"),
+          "notebooks/09-any-temperature-cancel", "attnlab.audit.any_temperature:check_at_cancel"),
     Claim("AT-bigd", S003, "l. 83, 169",
           "The hidden g^{O(d)} is not cheap for large d; no speed-up can be predicted from Thm 1.3 for head "
           "dimensions 64 or 128.",
