@@ -1,6 +1,8 @@
 """Evidence for chapter 09 (attention at any temperature): AT-1d, AT-fixed-d, AT-cancel and AT-bigd of the any-temperature notes.
 
-Experiments (memoized), fits, the four checks and the figures. The algorithms are in :mod:`attnlab.subquadratic`.
+Experiments (memoized), fits, the four checks and the figures. The evidence of the section page
+``notebooks/09-any-temperature-fixed-d.ipynb`` (AT-fixed-d, AT-bigd) is :mod:`attnlab.audit.any_temperature_fixed_d`,
+re-exported here. The algorithms are in :mod:`attnlab.subquadratic`.
 Every error is measured against exact attention computed row by row in extended precision (``np.longdouble``, or
 mpmath where stated) from the same inputs. Cost claims are decided by exact operation and oracle-call counts; CPU
 timings (best of a few runs on this shared machine) are shown beside them as illustration only.
@@ -88,29 +90,29 @@ PRESETS = {
 
 #: What each preset entry is, in words (the chapter's collapsed parameters box).
 PARAMETER_LABELS = {
-    "g_n": "guarantee runs: sizes n", "g_B": "guarantee runs: bounds B", "g_eps": "guarantee runs: tolerances ε",
+    "g_n": "guarantee runs: sizes L", "g_B": "guarantee runs: bounds B", "g_eps": "guarantee runs: tolerances ε",
     "g_nq": "guarantee runs: queries per case",
-    "naive_n": "printed expansion: sizes n", "naive_B": "printed expansion: bounds B",
-    "deg_n": "degree: sizes n", "deg_eps": "degree: tolerances ε", "deg_B": "degree needed: bounds B",
-    "deg_inst": "degree needed: queries per instance (÷ 8)", "deg_needed_max": "degree needed: searched up to n",
-    "range_B": "range: bounds B", "range_n": "range: keys n",
-    "t_n": "timing: sizes n", "t_exact_max": "timing: exact attention measured up to n", "t_B": "timing: bounds B",
+    "naive_n": "printed expansion: sizes L", "naive_B": "printed expansion: bounds B",
+    "deg_n": "degree: sizes L", "deg_eps": "degree: tolerances ε", "deg_B": "degree needed: bounds B",
+    "deg_inst": "degree needed: queries per instance (÷ 8)", "deg_needed_max": "degree needed: searched up to L",
+    "range_B": "range: bounds B", "range_n": "range: keys L",
+    "t_n": "timing: sizes L", "t_exact_max": "timing: exact attention measured up to L", "t_B": "timing: bounds B",
     "t_eps": "timing: tolerances ε", "t_reps": "timing: calls per measurement (best kept)",
-    "t_fit_min": "timing: exponent fitted over n ≥", "t_check_q": "timing: queries checked against exact rows",
-    "gauss_n": "Gauss route: sizes n", "gauss_B": "Gauss route: bounds B",
-    "hs_n": "halfspace lemma: keys n", "hs_B": "halfspace lemma: bounds B",
-    "tree_n": "d = 2 structure: sizes n", "tree_exact_max": "d = 2: exact attention measured up to n",
-    "tree_B": "d = 2 structure: bounds B", "tree_fit_min": "d = 2: exponent fitted over n ≥",
+    "t_fit_min": "timing: exponent fitted over L ≥", "t_check_q": "timing: queries checked against exact rows",
+    "gauss_n": "Gauss route: sizes L", "gauss_B": "Gauss route: bounds B",
+    "hs_n": "halfspace lemma: keys L", "hs_B": "halfspace lemma: bounds B",
+    "tree_n": "d = 2 structure: sizes L", "tree_exact_max": "d = 2: exact attention measured up to L",
+    "tree_B": "d = 2 structure: bounds B", "tree_fit_min": "d = 2: exponent fitted over L ≥",
     "tree_reps": "d = 2: calls per measurement",
-    "c_n": "operation counts: sizes n", "c_B": "operation counts: bounds B", "c_eps": "operation counts: tolerances ε",
-    "prec_cases": "Algorithm 1 in mpmath: cases (n, B, ε)", "prec_nq": "Algorithm 1 in mpmath: queries per case",
+    "c_n": "operation counts: sizes L", "c_B": "operation counts: bounds B", "c_eps": "operation counts: tolerances ε",
+    "prec_cases": "Algorithm 1 in mpmath: cases (L, B, ε)", "prec_nq": "Algorithm 1 in mpmath: queries per case",
     "prec_bits": "Algorithm 1 in mpmath: working precisions (bits)",
-    "cancel_n": "cancellation: keys n", "cancel_eta": "cancellation: η", "cancel_g": "cancellation: degree",
+    "cancel_n": "cancellation: keys L", "cancel_eta": "cancellation: η", "cancel_g": "cancellation: degree",
     "cancel_B": "cancellation: bounds B", "cancel_nq": "cancellation: queries per B",
     "cancel_mp_q": "cancellation: queries rerun in mpmath", "cancel_bits": "cancellation: mpmath precision (bits)",
-    "r_d": "reduction: dimensions d", "r_n2": "reduction, d = 2: keys n", "r_n3": "reduction, d = 3: keys n",
+    "r_d": "reduction: dimensions d", "r_n2": "reduction, d = 2: keys L", "r_n3": "reduction, d = 3: keys L",
     "r_B": "reduction: bounds B", "r_nq": "reduction: queries per case",
-    "c_hs_n": "oracle calls: keys n", "c_hs_B": "oracle calls: bounds B",
+    "c_hs_n": "oracle calls: keys L", "c_hs_B": "oracle calls: bounds B",
 }
 
 #: The decision rules, stated before any run (the checks quote them in their verdicts).
@@ -241,63 +243,6 @@ def guarantee_experiment(p: dict, seed: int) -> list[dict]:
                                 continue
                             rows.append(dict(method="attention_gauss_1d", family=fam, n=n, B=B, eps=eps,
                                              dtype="float64", err=err, ratio=err / eps))
-    return rows
-
-
-def naive_monomial_1d(q, k, v, eps, B):
-    """The seed's Algorithm 1 as printed, numerically: prefix sums of k^b and k^b v (b = 0..g) over the sorted
-    keys and the polynomial of e^x on the window expanded in monomials of the score (NumPy, float64, q > 0 only).
-
-    η = eps/(7B), L = log(n/η); P interpolates e^x on [-L, 0] at Chebyshev points with relative error <= η on a
-    fine grid; :math:`\\sum_{j \\in R} P(q k_j - c)\\,v_j = \\sum_b [\\sum_{l \\ge b} m_l \\binom{l}{b} (-c)^{l-b}]\\,
-    q^b \\sum_{j\\in R} k_j^b v_j` with c = q·max k. Returns (output, degree g)."""
-    from numpy.polynomial import chebyshev as C, polynomial as Pm  # noqa: PLC0415
-    from scipy.special import comb  # noqa: PLC0415
-
-    n = k.shape[0]
-    eta = eps / (7 * max(B, 1e-12))
-    L = math.log(n / eta)
-    x = np.linspace(-L, 0, 4001)
-    for g in range(2, 400):
-        cheb = C.Chebyshev.interpolate(np.exp, g, domain=[-L, 0])
-        if np.max(np.abs(cheb(x) - np.exp(x)) / np.exp(x)) <= eta:
-            break
-    m = cheb.convert(kind=Pm.Polynomial).coef  # monomial coefficients in x
-    order = np.argsort(k)
-    ks, vs = k[order], v[order]
-    b = np.arange(g + 1)
-    powk = ks[:, None] ** b[None, :]
-    pre1 = np.vstack([np.zeros(g + 1), np.cumsum(powk, axis=0)])
-    prev = np.vstack([np.zeros(g + 1), np.cumsum(powk * vs[:, None], axis=0)])
-    kmax = ks[-1]
-    out = np.empty(q.shape[0])
-    binom = comb(np.arange(g + 1)[:, None], b[None, :])  # binom[l, b]
-    with np.errstate(all="ignore"):
-        for i, qi in enumerate(q):
-            c = qi * kmax
-            start = np.searchsorted(ks, kmax - L / qi, side="left")
-            coef = ((m[:, None] * binom * (-c) ** (np.arange(g + 1)[:, None] - b[None, :])) * (binom > 0)).sum(0)
-            coef = coef * qi**b
-            num = coef @ (prev[n] - prev[start])
-            den = coef @ (pre1[n] - pre1[start])
-            out[i] = num / den
-    return out, g
-
-
-@memoize
-def naive_experiment(p: dict, seed: int) -> list[dict]:
-    """Error of the printed monomial expansion next to attention_1d, over n and B (eps = 1e-3, q in [B/2, B])."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    eps = 1e-3
-    for n in p["naive_n"]:
-        for B in p["naive_B"]:
-            q, k, v = B * rng.uniform(0.5, 1, 64), B * rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-            ref = exact_rows(q, k, v)
-            naive, g = naive_monomial_1d(q, k, v, eps, B)
-            e_naive = float(np.max(np.abs(naive - ref))) if np.all(np.isfinite(naive)) else float("inf")
-            e_ours = float(np.max(np.abs(sq.attention_1d(q, k, v, eps) - ref)))
-            rows.append(dict(n=n, B=B, eps=eps, g_naive=g, err_naive=e_naive, err_ours=e_ours))
     return rows
 
 
@@ -472,93 +417,6 @@ def speedup(rows, B, eps, n_target=None):
                 speedup=c * last["n"] ** 2 / last["seconds"], crossover=cross, c=c)
 
 
-@memoize
-def halfspace_experiment(p: dict, seed: int) -> list[dict]:
-    """d = 2, 3: the keys whose exact probability is >= e^{-L}·(row max) against the halfspace q·k >= m_q - L;
-    and the dropped probability mass against η (v in [-1, 1], eps = 1e-3)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for d in (2, 3):
-        for B in p["hs_B"]:
-            n = p["hs_n"]
-            Q, K = B * rng.uniform(-1, 1, (64, d)), B * rng.uniform(-1, 1, (n, d))
-            eta = 1e-3 / 10
-            L = math.log(n / eta)
-            S = Q @ K.T
-            m = S.max(1, keepdims=True)
-            P = np.exp(S - m)
-            by_prob = P >= math.exp(-L)
-            by_half = S >= m - L
-            margin = np.abs(S - (m - L)) > 1e-9 * (1 + np.abs(m))
-            mismatch = int(((by_prob != by_half) & margin).sum())
-            dropped = float(((P * ~by_half).sum(1) / P.sum(1)).max())
-            rows.append(dict(d=d, B=B, n=n, L=L, eta=eta, mismatch=mismatch, dropped=dropped,
-                             relevant_frac=float(by_half.mean())))
-    return rows
-
-
-def _circle(n, B, rng):
-    th = rng.uniform(0, 2 * np.pi, n)
-    return B * np.stack([np.cos(th), np.sin(th)], 1)
-
-
-@memoize
-def tree_experiment(p: dict, seed: int) -> dict:
-    """attention_2d against exact attention (attention_blocked, d = 2) over n, for keys uniform in a square and
-    keys on a circle (every key some query's maximum), queries uniform; error on 128 queries."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for fam in ("square", "circle"):
-        for n in p["tree_n"]:
-            for B in p["tree_B"]:
-                Q = B * rng.uniform(-1, 1, (n, 2))
-                K = B * rng.uniform(-1, 1, (n, 2)) if fam == "square" else _circle(n, B, rng)
-                v = rng.uniform(-1, 1, n)
-                check = rng.choice(n, size=min(n, 128), replace=False)
-                t, o = _best(lambda: sq.attention_2d(Q, K, v, 1e-3), p["tree_reps"])
-                err = float(np.max(np.abs(o[check] - exact_rows(Q[check], K, v))))
-                rows.append(dict(method="attention_2d", family=fam, n=n, B=B, eps=1e-3, seconds=t, err=err))
-                if n <= p["tree_exact_max"]:
-                    t, _ = _best(lambda: attnlab.attention_blocked(Q, K, v[:, None], beta=1.0), p["tree_reps"])
-                    rows.append(dict(method="exact", family=fam, n=n, B=B, eps=0.0, seconds=t, err=0.0))
-    return dict(rows=rows, loadavg=_loadavg())
-
-
-def tree_summary(rows, n_min, theta=1.5):
-    """Per key family and B of :func:`tree_experiment`: the CPU-time exponent of attention_2d over n >= n_min (fit and
-    95% CI), the same fit over the three largest n (the trend at the end of the range), where the CI lies against
-    Thm 1.3's ``theta`` = 2 - 1/d ("below", "above" or "contains"), the crossover and the ratio at the largest n.
-
-    ``crossover``: the smallest measured n from which attention_2d is faster than exact attention at every larger n
-    where exact attention was measured (None if at none). ``ratio_at_nmax``: exact attention's time extrapolated as
-    c·n² (c: median t/n² of its three largest measured n) over attention_2d's measured time at the largest n."""
-    out = []
-    for fam in sorted({r["family"] for r in rows}):
-        for B in sorted({r["B"] for r in rows if r["family"] == fam}):
-            rr = [r for r in rows if r["family"] == fam and r["B"] == B]
-            ours = sorted((r for r in rr if r["method"] == "attention_2d"), key=lambda r: r["n"])
-            ex = {r["n"]: r["seconds"] for r in rr if r["method"] == "exact"}
-            f = fit_time(rr, "attention_2d", B, 1e-3, n_min)
-            tail = fit_time(rr, "attention_2d", B, 1e-3, ours[-3]["n"]) if len(ours) >= 3 else None
-            both = [r for r in ours if r["n"] in ex]
-            cross = None
-            for i, r in enumerate(both):
-                if all(x["seconds"] < ex[x["n"]] for x in both[i:]):
-                    cross = r["n"]
-                    break
-            top = sorted(ex)[-3:]
-            c = float(np.median([ex[x] / x**2 for x in top])) if top else float("nan")
-            last = ours[-1]
-            where = None if f is None else ("below" if f["hi"] < theta else "above" if f["lo"] > theta else "contains")
-            out.append(dict(family=fam, B=B, slope=f and f["slope"], lo=f and f["lo"], hi=f and f["hi"],
-                            points=f and f["points"], tail_slope=tail and tail["slope"], tail_lo=tail and tail["lo"],
-                            tail_hi=tail and tail["hi"], vs_theta=where, crossover=cross,
-                            faster_at=[r["n"] for r in both if r["seconds"] < ex[r["n"]]],
-                            exact_max=max(ex) if ex else None, n_max=last["n"],
-                            ratio_at_nmax=c * last["n"] ** 2 / last["seconds"]))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # AT-1d, the time half: exact operation counts (no clock)
 
@@ -731,189 +589,12 @@ def bits_needed(rows, n, B, eps):
 # AT-cancel: prefix moments in float64 against the same polynomial evaluated directly
 
 
-@memoize
-def cancel_experiment(p: dict, seed: int) -> list[dict]:
-    """The polynomial P of degree ``cancel_g`` (Chebyshev interpolant of e^x on [-L, 0], L = log(n/η), coefficients
-    from mpmath rounded to float64) applied to the window of each query, evaluated two ways in float64: through the
-    prefix moments Σ k^b v (the seed's step 4) and directly (Clenshaw in the Chebyshev basis, term by term); also the
-    moments in mpmath at ``cancel_bits`` bits. Errors against exact attention; target 7ηB. q in [B/2, B], k in
-    [-B, B], v in [-1, 1]."""
-    import mpmath  # noqa: PLC0415
-
-    rng = np.random.default_rng(seed)
-    n, eta, g = p["cancel_n"], p["cancel_eta"], p["cancel_g"]
-    L = math.log(n / eta)
-    with mpmath.workdps(200):  # P: a Chebyshev fit of e^x on [-L, 0] of degree g, monomial coefficients rounded
-        cm = mpmath.chebyfit(mpmath.exp, [-mpmath.mpf(L), 0], g + 1)
-    mono = np.array([float(c) for c in reversed(cm)])
-    poly = np.polynomial.Polynomial(mono)
-    yy = np.linspace(-L, 0, 2001)
-    p_rel = float(np.max(np.abs(poly(yy) * np.exp(-yy) - 1)))
-    b = np.arange(g + 1)
-    binom = np.array([[math.comb(l_, bb) for bb in range(g + 1)] for l_ in range(g + 1)], float)
-    rows = []
-    for B in p["cancel_B"]:
-        q, k, v = B * rng.uniform(0.5, 1, p["cancel_nq"]), B * rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-        ref = exact_rows(q, k, v)
-        order = np.argsort(k)
-        ks, vs = k[order], v[order]
-        kmax = ks[-1]
-        direct, moment = np.empty(len(q)), np.empty(len(q))
-        powk = ks[:, None] ** b[None, :]
-        pre1 = np.vstack([np.zeros(g + 1), np.cumsum(powk, axis=0)])
-        prev = np.vstack([np.zeros(g + 1), np.cumsum(powk * vs[:, None], axis=0)])
-        starts = [int(np.searchsorted(ks, kmax - L / qi, side="left")) for qi in q]
-        for i, qi in enumerate(q):
-            c, start = qi * kmax, starts[i]
-            w = poly(qi * ks[start:] - c)  # the same polynomial at each shifted score (|y| <= L), then summed
-            direct[i] = float((w @ vs[start:]) / w.sum())
-            with np.errstate(all="ignore"):
-                coef = (mono[:, None] * binom * (-c) ** (b[:, None] - b[None, :]) * (b[:, None] >= b[None, :])).sum(0)
-                coef = coef * qi**b
-                moment[i] = float((coef @ (prev[n] - prev[start])) / (coef @ (pre1[n] - pre1[start])))
-        # the same moments in mpmath at cancel_bits bits, for the first cancel_mp_q queries (suffix sums from the top)
-        nmp = min(p["cancel_mp_q"], len(q))
-        mp_moment = np.empty(nmp)
-        with mpmath.workprec(p["cancel_bits"]):
-            mm = [mpmath.mpf(x) for x in mono]
-            lo = min(starts[:nmp])
-            s1 = [mpmath.mpf(0)] * (g + 1)
-            sv = [mpmath.mpf(0)] * (g + 1)
-            at = {}
-            for j in range(n - 1, lo - 1, -1):
-                kk, vv, pw = mpmath.mpf(float(ks[j])), mpmath.mpf(float(vs[j])), mpmath.mpf(1)
-                for bb in range(g + 1):
-                    s1[bb] += pw
-                    sv[bb] += pw * vv
-                    pw *= kk
-                if j in starts[:nmp]:
-                    at[j] = (list(s1), list(sv))
-            for i in range(nmp):
-                a = mpmath.mpf(float(q[i]))
-                c = a * mpmath.mpf(float(kmax))
-                S1, SV = at[starts[i]]
-                cb = [mpmath.fsum(mm[l_] * math.comb(l_, bb) * (-c) ** (l_ - bb) for l_ in range(bb, g + 1)) * a**bb
-                      for bb in range(g + 1)]
-                mp_moment[i] = float(mpmath.fsum(x * y for x, y in zip(cb, SV)) / mpmath.fsum(x * y for x, y in zip(cb, S1)))
-        o1 = sq.attention_1d(q, k, v, 7 * eta * B)
-
-        def e(x):
-            return float(np.max(np.abs(x - ref))) if np.all(np.isfinite(x)) else float("inf")
-
-        rows.append(dict(B=B, n=n, eta=eta, g=g, L=L, p_rel=p_rel, target=7 * eta * B, err_moment=e(moment),
-                         err_direct=e(direct), err_mp=float(np.max(np.abs(mp_moment - ref[:nmp]))), err_1d=e(o1),
-                         moment_vs_direct=float(np.max(np.abs(moment - direct))) if np.all(np.isfinite(moment))
-                         else float("inf")))
-    return rows
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # AT-fixed-d: the reduction (Algorithm 2) over a brute-force halfspace oracle, counted
 
 
-@memoize
-def reduction_experiment(p: dict, seed: int) -> dict:
-    """attention_halfspace (the any-temperature notes, Algorithm 2) over the brute-force oracle against dense attention, d = 2, 3;
-    the expansion's relative error on the relevant halfspace; and the oracle calls per query over n, B, eps (the
-    binary search run for real on the keys; the weighted sums from the plan, which the runs confirm)."""
-    rng = np.random.default_rng(seed)
-    runs, counts, window = [], [], []
-    for d in p["r_d"]:
-        for n in p[f"r_n{d}"]:
-            for B in p["r_B"]:
-                Q, K = B * rng.uniform(-1, 1, (p["r_nq"], d)), B * rng.uniform(-1, 1, (n, d))
-                v = B * rng.uniform(-1, 1, n)
-                try:
-                    o, c = sq.attention_halfspace(Q, K, v, 1e-3, B=B, return_counts=True)
-                except ValueError as exc:  # the float64 expansion cancels: the function refuses (AT-cancel)
-                    runs.append(dict(d=d, n=n, B=B, eps=1e-3, answered=False, reason=str(exc)[:80]))
-                    continue
-                err = float(np.max(np.abs(o - exact_rows(Q, K, v))))
-                plan = c["plan"]
-                runs.append(dict(d=d, n=n, B=B, eps=1e-3, answered=True, err=err, ratio=err / 1e-3, g=plan["g"],
-                                 search_max=max(c["search_calls"]), search_bound=plan["search_calls"],
-                                 weighted=c["weighted_sums"][0], weighted_plan=plan["weighted_sums"]))
-                # the expansion restricted to the halfspace: its sums against the exact sums over the same halfspace
-                # (extended precision), relative to sum e^y [1, |v|] there
-                Ql, Kl, vl = (np.asarray(x, dtype=np.longdouble) for x in (Q, K, v))
-                rel = 0.0
-                for i in range(Q.shape[0]):
-                    y = Kl @ Ql[i] - np.longdouble(c["shifts"][i])
-                    keep = y >= -plan["width"]
-                    w = np.exp(y[keep])
-                    exact_s = np.array([w.sum(), w @ vl[keep]])
-                    scale = np.array([w.sum(), w @ np.abs(vl[keep])])
-                    rel = max(rel, float(np.max(np.abs(np.array(c["sums"][i], dtype=np.longdouble) - exact_s) / scale)))
-                window.append(dict(d=d, n=n, B=B, eta=plan["eta"], rel=rel, rel_over_eta=rel / plan["eta"]))
-        for n in p["c_hs_n"]:
-            K = rng.uniform(-1, 1, (n, d))
-            Qn = rng.uniform(-1, 1, (p["r_nq"], d))
-            for B in p["c_hs_B"]:
-                for eps in p["c_eps"]:
-                    plan = sq.attention_halfspace_plan(n, d, eps, B, 1)
-                    orc = sq.BruteForceHalfspaceOracle(B * K, np.ones((n, 1)))
-                    calls = [sq._grid_max(orc, B * qq, *plan["s_range"], plan["h"])[1] for qq in Qn]
-                    counts.append(dict(d=d, n=n, B=B, eps=eps, g=plan["g"], width=plan["width"],
-                                       search_max=max(calls), search_bound=plan["search_calls"],
-                                       weighted=plan["weighted_sums"], calls=max(calls) + plan["weighted_sums"]))
-    return dict(runs=runs, counts=counts, window=window)
-
-
-def degree_law(counts):
-    """Log-log slope of the degree g against the window L' over the count grid (per d; the largest), and g/L'."""
-    out = {}
-    for d in sorted({r["d"] for r in counts}):
-        rr = {(r["width"], r["g"]) for r in counts if r["d"] == d}
-        w, g = np.array(sorted(rr)).T
-        out[d] = dict(slope=float(np.polyfit(np.log(w), np.log(g), 1)[0]) if len(set(w)) >= 3 else None,
-                      ratio_max=float((g / w).max()), ratio_min=float((g / w).min()))
-    return out
-
-
-def n_dependence(counts):
-    """Count rows at equal (d, B, eps) and different n whose bound on the counting queries differs, or whose weighted
-    sums differ although their degree g is equal: the calls may depend on n only through g = O(log(n/η)) (must be
-    none; every search is checked against its bound separately)."""
-    bad = []
-    for r in counts:
-        for s_ in counts:
-            if (r["d"], r["B"], r["eps"]) == (s_["d"], s_["B"], s_["eps"]) and r["n"] < s_["n"] and (
-                    r["search_bound"] != s_["search_bound"] or (r["g"] == s_["g"] and r["weighted"] != s_["weighted"])):
-                bad.append((r["d"], r["n"], s_["n"], r["B"], r["eps"]))
-    return bad
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # AT-bigd: monomial counts against the gain n^(1/d) (exact integer arithmetic)
-
-
-def bigd_table(n_ref=10**6, eps=1e-3, dims=(1, 2, 3, 4, 8, 16, 64, 128)):
-    """Per head dimension d (values of width d_v = d): the degree g of the window polynomial at n = n_ref (η =
-    ε/14, B = 1, the pseudocode's η: the smallest g that any entries allow), the monomials C(g + d, d), the weighted
-    sums per query C(g + d, d)(d + 1), the gain n^(1/d) at n_ref, and the crossover n*: the smallest n at which
-    n^(1/d)·2d >= C(g + d, d)(d + 1), i.e. exact attention's 2dn multiply-adds per query exceed one unit of work per
-    weighted sum times n^(1 - 1/d) (all Õ factors dropped, in the theorem's favour; g held at its n_ref value, though
-    it grows with n: n* is a lower bound). n* is computed exactly: ceil(M^d) for the rational M = C(g+d,d)(d+1)/(2d).
-    """
-    from fractions import Fraction  # noqa: PLC0415
-
-    plan = sq.attention_halfspace_plan(n_ref, 1, eps, 1.0)
-    g = plan["g"]
-    rows = []
-    for d in dims:
-        mono = math.comb(g + d, d)
-        M = Fraction(mono * (d + 1), 2 * d)
-        P = M**d
-        nstar = -((-P.numerator) // P.denominator)  # ceil, exact
-        rows.append(dict(d=d, g=g, monomials=mono, weighted=mono * (d + 1), gain=n_ref ** (1 / d),
-                         log10_crossover=len(str(nstar)) - 1 + math.log10(int(str(nstar)[:15]) / 10**14),
-                         crossover_digits=len(str(nstar)), crossover=nstar if nstar < 10**30 else None))
-    return rows
-
-
-def exponent_table():
-    """Thm 1.3's exponents 2 - 1/d."""
-    return [dict(d=d, exponent=2 - 1 / d) for d in (1, 2, 3, 4, 8)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1013,145 +694,6 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
                    scale=p["scale"])
 
 
-def _data_fixed_d(p, seed, data):
-    if data is not None:
-        return data
-    return reduction_experiment(p, seed)
-
-
-def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-fixed-d (rule: ``RULES["AT-fixed-d"]``): Algorithm 2 run over a brute-force halfspace oracle,
-    its error against dense attention and its oracle calls per query counted."""
-    p = preset(PRESETS, scale)
-    d = _data_fixed_d(p, seed, data)
-    runs = [r for r in d["runs"] if r["answered"]]
-    refused = len(d["runs"]) - len(runs)
-    counts = d["counts"]
-    worst = max((r["ratio"] for r in runs), default=float("nan"))
-    window = max((r["rel_over_eta"] for r in d["window"]), default=float("nan"))
-    over_search = [r for r in runs + counts if r["search_max"] > r["search_bound"]]
-    bad_weighted = [r for r in runs if r["weighted"] != r["weighted_plan"]]
-    ndep = n_dependence(counts)
-    law = degree_law(counts)
-    steep = {k: v for k, v in law.items() if v["slope"] is not None and v["slope"] > 1.25}
-    reasons = []
-    if runs and worst > 1:
-        reasons.append(f"the reduction misses ε (worst {_num(worst, 3)}·ε)")
-    if runs and window > 1:
-        reasons.append(f"the expanded halfspace sums miss the exact ones by {_num(window, 3)}·η")
-    if over_search:
-        reasons.append(f"{len(over_search)} searches ask more counting queries than the bound")
-    if bad_weighted:
-        reasons.append(f"{len(bad_weighted)} runs ask other than C(g + d, d)(d_v + 1) weighted sums")
-    if ndep:
-        reasons.append(f"the calls depend on n beyond g ({len(ndep)} pairs)")
-    if steep:
-        reasons.append("the degree grows faster than the window (slope " +
-                       ", ".join(f"{v['slope']:.2f} at d = {k}" for k, v in steep.items()) + ")")
-    verdict = "refuted" if reasons else "unverifiable-here" if not runs else "verified"
-    big = max(counts, key=lambda r: (r["calls"], r["n"]))
-    small = min(counts, key=lambda r: (r["calls"], r["n"]))
-    ns = sorted({r["n"] for r in counts})
-    slopes = ", ".join(f"d = {k}: {v['slope']:.2f}" for k, v in law.items() if v["slope"] is not None)
-    if verdict == "refuted":
-        head = "The reduction of the any-temperature notes, Thm 1.3 fails here: " + "; ".join(reasons) + "."
-    elif verdict == "verified":
-        head = (f"Thm 1.3's reduction holds given Matoušek's cited bound: at most {big['calls']:,} halfspace calls a "
-                f"query, polylogarithmic in B/ε, and errors within {_num(worst, 2)}·ε.")
-    else:
-        head = ("The reduction answers no case in float64 (its expansion cancels), so its error is not measured; "
-                "its calls are counted.")
-    summary = (f"{head} Algorithm 2 over a brute-force halfspace oracle, d = {', '.join(map(str, p['r_d']))}: "
-               f"{len(runs)} cases answered against dense attention (largest error {_num(worst, 2)}·ε; the expanded sums "
-               f"within {_num(window, 2)}·η of the exact sums over the same halfspace), {refused} refused where the float64 "
-               f"expansion cancels. Calls per query: {small['search_max']} counting + {small['weighted']:,} weighted "
-               f"(d = {small['d']}, B = {_num(small['B'], 3)}, ε = {_num(small['eps'], 3)}) up to {big['search_max']} + "
-               f"{big['weighted']:,} (d = {big['d']}, B = {_num(big['B'], 3)}, ε = {_num(big['eps'], 3)}), equal at "
-               f"every n from {ns[0]:,} to {ns[-1]:,} except through g = O(log(n/η)); degree against window, log-log "
-               f"slope "
-               f"{slopes}. Each call costs O~(n^(1−1/d)) by Matoušek's partition trees (cited, not built): "
-               f"n^(2−1/d)·polylog(B/ε) in all.")
-    return Verdict("AT-fixed-d", verdict, summary,
-                   numbers=dict(answered=len(runs), refused=refused, worst_ratio=worst, window_over_eta=window,
-                                search_over_bound=len(over_search), weighted_mismatch=len(bad_weighted),
-                                n_dependence=len(ndep), degree_law={str(k): v for k, v in law.items()},
-                                calls_min=small["calls"], calls_max=big["calls"]),
-                   thresholds=dict(rule=RULES["AT-fixed-d"], error_ratio=1.0, window_over_eta=1.0,
-                                   degree_slope=1.25),
-                   scale=p["scale"])
-
-
-def check_at_cancel(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-cancel (rule: ``RULES["AT-cancel"]``)."""
-    p = preset(PRESETS, scale)
-    rows = cancel_experiment(p, seed) if data is None else data
-    rows = sorted(rows, key=lambda r: r["B"])
-    miss = [r for r in rows if not r["err_moment"] <= r["target"]]
-    shown = [r for r in miss if r["err_direct"] <= r["target"]]
-    ok_B = [r["B"] for r in rows if r["err_moment"] <= r["target"]]
-    if shown:
-        verdict = "verified"
-    elif not miss:
-        verdict = "refuted"
-    else:
-        verdict = "unverifiable-here"
-    r0 = rows[0]
-    if verdict == "verified":
-        f = shown[0]
-        head = (f"Narrow windows do not stop the cancellation: at B = {_num(f['B'], 3)} float64 prefix moments err by "
-                f"{_num(f['err_moment'], 2)} against a target {_num(f['target'], 2)}, the same polynomial directly by "
-                f"{_num(f['err_direct'], 1)}.")
-    elif verdict == "refuted":
-        head = (f"The prefix moments meet the target 7ηB at every B tried (up to {_num(rows[-1]['B'], 3)}): no cancellation "
-                f"beyond the budget here.")
-    else:
-        head = "Where the prefix moments miss the target the direct evaluation misses too: the loss is not isolated."
-    mp_ok = all(r["err_mp"] <= r["target"] for r in rows)
-    summary = (f"{head} n = {r0['n']:,}, η = {_num(r0['eta'], 3)}, degree {r0['g']}, window w = {r0['L']:.1f} at every B; "
-               f"the moments meet the target up to B = {max(ok_B) if ok_B else 'none'}"
-               + (f" and miss it from B = {_num(miss[0]['B'], 3)} (error {_num(miss[0]['err_moment'], 2)}, largest "
-                  f"{_num(max(r['err_moment'] for r in miss), 2)})" if miss else "")
-               + f". The same moments in {p['cancel_bits']}-bit arithmetic "
-               f"{'meet' if mp_ok else 'do not all meet'} the target (largest error "
-               f"{_num(max(r['err_mp'] for r in rows), 1)}), and attention_1d, a stable basis, errs by at most "
-               f"{_num(max(r['err_1d'] for r in rows), 1)}: precision management or a stable basis is needed.")
-    return Verdict("AT-cancel", verdict, summary,
-                   numbers=dict(rows=[{k: r[k] for k in ("B", "target", "err_moment", "err_direct", "err_mp", "err_1d")}
-                                      for r in rows], first_miss_B=miss[0]["B"] if miss else None),
-                   thresholds=dict(rule=RULES["AT-cancel"], target="7 eta B"), scale=p["scale"])
-
-
-def check_at_bigd(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-bigd (rule: ``RULES["AT-bigd"]``): an arithmetic fact (exact integers)."""
-    p = preset(PRESETS, scale)
-    rows = bigd_table() if data is None else data
-    limit = 2**40
-    by_d = {r["d"]: r for r in rows}
-    heads = [by_d[d] for d in (64, 128)]
-    early = [r for r in heads if r["log10_crossover"] <= math.log10(limit)]
-    verdict = "refuted" if early else "verified"
-    r64, r128 = heads
-    third = {64: math.comb(94, 64), 128: math.comb(168, 128)}
-    if verdict == "verified":
-        head = (f"No speed-up at head dimension 64 or 128: Thm 1.3's monomials pass n^(1/d) only beyond "
-                f"n ≈ 10^{r64['log10_crossover']:,.0f} (d = 64) and 10^{r128['log10_crossover']:,.0f} (d = 128).")
-    else:
-        head = (f"Thm 1.3 predicts a speed-up at a practical length: the crossover is "
-                f"10^{min(r['log10_crossover'] for r in early):.1f} ≤ 2^40 at d = {early[0]['d']}.")
-    low = [r for r in rows if r["log10_crossover"] <= math.log10(limit)]
-    summary = (f"{head} An arithmetic fact (exact integers). With the window degree g = {r64['g']} (n = 10^6, "
-               f"ε = 10⁻³, B = 1) there are C(g + 64, 64) = {_num(float(r64['monomials']), 2)} and C(g + 128, 128) = "
-               f"{_num(float(r128['monomials']), 2)} monomials per value column, while n^(1/64) ≤ {_num(r64['gain'], 3)} and "
-               f"n^(1/128) ≤ {_num(r128['gain'], 3)} for n ≤ 10^6 (at g = 30 and 40: C(94, 64) = {_num(float(third[64]), 2)}, "
-               f"C(168, 128) = {_num(float(third[128]), 2)}). Dropping every O~ factor in the theorem's favour and freezing "
-               f"g, the crossover n* has {r64['crossover_digits']:,} and {r128['crossover_digits']:,} digits; it lies "
-               f"below 2^40 only for d ≤ {max(r['d'] for r in low) if low else 0}.")
-    return Verdict("AT-bigd", verdict, summary,
-                   numbers=dict(rows=[{k: r[k] for k in ("d", "g", "gain", "log10_crossover", "crossover_digits")}
-                                      | dict(monomials=float(r["monomials"])) for r in rows]),
-                   thresholds=dict(rule=RULES["AT-bigd"], practical_n=limit), scale=p["scale"])
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # figures
 
@@ -1194,41 +736,11 @@ def plot_guarantee(rows):
     ax.axhline(1.0, color="k", lw=1, ls="--")
     ax.set_ylim(3e-19, 30)
     ax.set_xticks(range(len(fams)), fams, fontsize=7)
-    ax.set_ylabel(r"largest error / $\epsilon$")
+    ax.set_ylabel(r"largest error / $\varepsilon$")
     _log_ticks(ax)
     ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
     return fig, data
-
-
-def plot_naive(rows):
-    """Error of the printed monomial expansion (solid) and of attention_1d (dotted) against B, per n (ε = 10⁻³);
-    runs that overflow (inf or NaN) or have error exactly zero are not drawn (they are in the data)."""
-    from matplotlib.lines import Line2D  # noqa: PLC0415
-
-    from attnlab.plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    fig, ax = figure(width=3.4, height=3.0)
-    colours = [OKABE_ITO[k] for k in (0, 1, 5, 6, 3)]
-    handles = []
-    for i, n in enumerate(sorted({r["n"] for r in rows})):
-        rr = sorted((r for r in rows if r["n"] == n), key=lambda r: r["B"])
-        B = np.array([r["B"] for r in rr], float)
-        for key, mk in (("err_naive", "o-"), ("err_ours", "s:")):
-            y = np.array([r[key] for r in rr], float)
-            ok = np.isfinite(y) & (y > 0)
-            ax.loglog(B[ok], y[ok], mk, color=colours[i % len(colours)], ms=3)
-        handles.append(Line2D([], [], color=colours[i % len(colours)], label=f"$n = {n}$"))
-    handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="printed expansion"),
-                Line2D([], [], color="0.4", ls=":", marker="s", ms=3, label="attention_1d")]
-    ax.axhline(1e-3, color="k", lw=1, ls="--")
-    ax.set_xlabel("bound $B$ on the entries")
-    ax.set_ylabel("largest entrywise error")
-    _log_ticks(ax)
-    ax.legend(handles=handles, fontsize=6.5, loc="upper center", bbox_to_anchor=(0.45, -0.2), ncol=3,
-              frameon=False)
-    fig.tight_layout()
-    return fig, {k: [r[k] for r in rows] for k in rows[0]}
 
 
 def plot_timing(timing):
@@ -1247,15 +759,17 @@ def plot_timing(timing):
 
     Bs = sorted({r["B"] for r in rows if r["method"] == "attention_1d"})
     for i, B in enumerate(Bs):
-        curve(a1, "attention_1d", B, "o-", OKABE_ITO[(1, 5, 6)[i % 3]], f"attention_1d, $B = {B:g}$")
-        curve(a1, "exact", B, "s--", OKABE_ITO[(1, 5, 6)[i % 3]], f"exact, $B = {B:g}$")
+        curve(a1, "attention_1d", B, ("o-", "^-", "D-")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]],
+              f"attention_1d, $B = {B:g}$")
+        curve(a1, "exact", B, ("s--", "v--", "P--")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]], f"exact, $B = {B:g}$")
     Bg = sorted({r["B"] for r in rows if r["method"] == "gauss"})
     for i, B in enumerate(Bg):
-        curve(a2, "gauss", B, "x:", OKABE_ITO[(2, 3, 6, 7, 1)[i % 5]], f"Gauss route, $B = {B:g}$")
+        curve(a2, "gauss", B, ("x:", "+-.", "1--", "*:", "x-.")[i % 5], OKABE_ITO[(2, 3, 6, 7, 1)[i % 5]],
+              f"Gauss route, $B = {B:g}$")
     if Bs:
         curve(a2, "attention_1d", Bs[0], "o-", OKABE_ITO[0], f"attention_1d, $B = {Bs[0]:g}$")
     for ax in (a1, a2):
-        ax.set_xlabel("sequence length $n$")
+        ax.set_xlabel("sequence length $L$")
         ax.legend(fontsize=6.5, loc="lower right", framealpha=0.9)
     a1.set_ylabel("CPU time (s)")
     fig.tight_layout()
@@ -1273,37 +787,32 @@ def plot_degree(rows):
     for i, eps in enumerate(sorted({r["eps"] for r in rows})):
         c = OKABE_ITO[(1, 5, 6)[i % 3]]
         rr = sorted((r for r in rows if r["eps"] == eps), key=lambda r: r["L"])
-        ax.plot([r["L"] for r in rr], [r["g"] for r in rr], "o-", color=c, ms=3)
+        ax.plot([r["L"] for r in rr], [r["g"] for r in rr], ("o-", "s--", "^-.")[i % 3], color=c, ms=3)
         need = [r for r in rr if r["g_needed"] is not None]
         ax.plot([r["L"] for r in need], [r["g_needed"] for r in need], "x", color=c, ms=5, mew=1.2)
-        handles.append(Line2D([], [], color=c, label=rf"$\epsilon = {_eps_tex(eps)}$"))
+        handles.append(Line2D([], [], color=c, ls=("-", "--", "-.")[i % 3], label=rf"$\varepsilon = {_eps_tex(eps)}$"))
     handles += [Line2D([], [], color="0.4", marker="o", ms=3, label="degree used"),
                 Line2D([], [], color="0.4", ls="none", marker="x", ms=5, label="degree needed")]
-    ax.set_xlabel(r"window $w = \log(n/\eta)$")
+    ax.set_xlabel(r"window $w = \log(L/\eta)$")
     ax.set_ylabel("polynomial degree $g$")
     ax.legend(handles=handles, fontsize=6.5, loc="upper left", framealpha=0.9)
     fig.tight_layout()
     return fig, {k: [r[k] for r in rows] for k in rows[0]}
 
 
-def plot_tree(tree):
-    """d = 2: CPU time of attention_2d (solid) and exact attention (dashed) against n, per B; keys in a square
-    (left) and on a circle (right)."""
-    from attnlab.plotting import OKABE_ITO, figure  # noqa: PLC0415
+# --------------------------------------------------------------------------- moved to the section pages' modules
+#: The evidence of the chapter's section pages, re-exported here: name -> module.
+_MOVED = {name: "any_temperature_fixed_d" for name in (
+    "halfspace_experiment", "_circle", "tree_experiment", "tree_summary", "reduction_experiment", "degree_law",
+    "n_dependence", "bigd_table", "exponent_table", "_data_fixed_d", "check_at_fixed_d", "check_at_bigd", "plot_tree")}
+_MOVED.update({name: "any_temperature_cancel" for name in (
+    "naive_monomial_1d", "naive_experiment", "cancel_experiment", "check_at_cancel", "plot_naive")})
 
-    rows = tree["rows"]
-    fams = sorted({r["family"] for r in rows}, key=lambda f: (f != "square", f))
-    fig, axes = figure(ncols=len(fams), width=3.4, height=2.6, sharey=True, squeeze=False)
-    for ax, fam in zip(axes[0], fams):
-        for i, B in enumerate(sorted({r["B"] for r in rows})):
-            for meth, mk, name in (("attention_2d", "o-", "attention_2d"), ("exact", "s--", "exact")):
-                rr = sorted((r for r in rows if r["family"] == fam and r["B"] == B and r["method"] == meth),
-                            key=lambda r: r["n"])
-                if rr:
-                    ax.loglog([r["n"] for r in rr], [r["seconds"] for r in rr], mk, base=2, ms=3,
-                              color=OKABE_ITO[(1, 5, 6)[i % 3]], label=f"{name}, $B = {B:g}$")
-        ax.set_xlabel(f"$n$, keys {'in a square' if fam == 'square' else 'on a circle'}")
-        ax.legend(fontsize=6.5, loc="upper left", framealpha=0.9)
-    axes[0][0].set_ylabel("CPU time (s)")
-    fig.tight_layout()
-    return fig, {k: [r[k] for r in rows] for k in rows[0]}
+
+def __getattr__(name):
+    """The evidence of the section pages moved to :mod:`attnlab.audit.any_temperature_fixed_d` and
+    :mod:`attnlab.audit.any_temperature_cancel`; re-exported here."""
+    if name in _MOVED:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

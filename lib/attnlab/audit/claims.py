@@ -134,7 +134,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-linformer", S001, "Linformer Theorem 1",
           "k = Ω(d log d/ε²) random projection rows suffice for ‖softmax(QKᵀ/√d) − softmax(Q(EK)ᵀ/√d)‖ ≤ ε; "
           "k = n/4 or n/8 loses almost nothing.",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_linformer"),
+          "notebooks/10-random-features-linformer", "attnlab.audit.random_features:check_lr_linformer"),
     Claim("LR-favor", S001, "Performer / FAVOR+",
           "φ(x) = exp(−‖x‖²/2)/√m·[exp(ω_iᵀx)]_i, ω_i ~ N(0, I), gives E[φ(q)ᵀφ(k)] = exp(qᵀk); orthogonal ω lower the "
           "variance; the identity as first displayed (l. 227) and as derived; '+ means orthogonal', with ω rows of an "
@@ -152,19 +152,19 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("SP-exp", S002, "experiments",
           "L from 512 to 3072: the smallest working d grows like log L, far below the bound; resampling matters little; "
           "the causal case behaves the same.",
-          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_exp"),
+          "notebooks/11-sparse-patterns-runs", "attnlab.audit.sparse_patterns:check_sp_exp"),
     # ---- any temperature, seed 003
     Claim("AT-1d", S003, "Lemma 3.1 / Algorithm 1",
           "d = 1: windowed polynomial approximation with prefix sums gives entrywise error ε in time Õ(n·polylog(B/ε)).",
           "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_1d"),
     Claim("AT-fixed-d", S003, "Thm 1.3",
           "Fixed d in Õ(n^(2−1/d)·polylog(B/ε)) via halfspace range searching.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_fixed_d"),
+          "notebooks/09-any-temperature-fixed-d", "attnlab.audit.any_temperature:check_at_fixed_d"),
     Claim("AT-lowrank", S003, "Thm 1.4",
           "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ; the K'ᵀ = V_Qᵀ U_K V_Kᵀ that the notes "
           "say is printed on p. 17 of the paper does not multiply; the time bound's proof uses max(r_Q, r_K), and V "
           "keeps its d columns.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_lowrank"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_lowrank"),
     Claim("AT-grad", S003, "Thm 4.3",
           "Gradient of ½‖FH − E‖_F², F = rowsoftmax(A₁XA₂ᵀ): A₁ᵀ(F∘G − diag(r)·F)A₂ (printed: F·diag((F∘Gᵀ)·1)); "
           "d + 2 attention calls suffice.",
@@ -179,9 +179,9 @@ CLAIMS: tuple[Claim, ...] = (
           "an orthogonal pair ⇒ o_i ≥ 2/3.",
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ov"),
     Claim("AT-log2", S003, "Thm 5.7", "Scaling Q and K by log 2 gives scores (log 2)²·a·b; e^((log 2)²) ≈ 1.6168, not 2.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_log2"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_log2"),
     Claim("AT-temp", S003, "temperature remark", "Temperature T absorbs into the inputs: B_T = max(B, B/√T).",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_temp"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_temp"),
     # ---- approximation rank, seed 004
     Claim("AR-op", S004, "row-ℓ1 operator identity",
           "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm.",
@@ -236,24 +236,24 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-cost", S001, "cost tables (l. 161–167, 256, 295)",
           "Linformer time O(nk·d_k) (no memory figure given); Performer time O(nmd) and memory O(nm + m·d_k); both "
           "faster than standard attention.",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_cost"),
+          "notebooks/10-random-features-linformer", "attnlab.audit.random_features:check_lr_cost"),
     Claim("SP-robust", S002, "l. 11, 28, 34",
           "The construction runs in polynomial time and is robust to the sparsity k and the ratio variation γ.",
-          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_robust"),
+          "notebooks/11-sparse-patterns-runs", "attnlab.audit.sparse_patterns:check_sp_robust"),
     Claim("SP-tight", S002, "l. 6, 34",
           "The smallest working d sits far below the bound, said to verify the tightness of the theory.",
           "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_tight"),
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
           "oracle error O(η) still separates (1 ± η)c_i.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_search"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_search"),
     Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
           "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
           "notebooks/05-gradient-precision", "attnlab.audit.gradient:check_at_precision"),
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
           "Keeping each key independently with probability 1/2, in a row with at least one orthogonal key the number "
           "of orthogonal keys kept is odd with probability 1/2 (per row; repeated O(log n) times).",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_parity"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
           "than 2·tanh(osc(h)/4).",
@@ -261,11 +261,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-rlower", S004, "l. 96",
           "A matching lower bound β^(r/2) in the interaction dimension r (the exponent r/2 is minimax-sharp), and the "
           "sphere's lower bound.",
-          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_rlower"),
+          "notebooks/08-rank-lower-counts", "attnlab.audit.rank_lower:check_ar_rlower"),
     Claim("AR-count", S004, "l. 106, 128, 162",
           "17,850,625 message states ≈ 10^88946 tokens for the largest ball test; message centres (b√β)^d in one place, "
           "(b√β/L)^d in another.",
-          "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_count"),
+          "notebooks/08-rank-lower-counts", "attnlab.audit.rank_lower:check_ar_count"),
     Claim("AR-const", S004, "l. 136",
           "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?).",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_const"),
@@ -320,19 +320,19 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-cancel", S003, "l. 170; 67",
           "Narrowing the window does not remove the cancellation of large powers in the polynomial expansion (prefix "
           "moments Σ k^b v in floating point): stable bases and precision management are needed.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_cancel"),
+          "notebooks/09-any-temperature-cancel", "attnlab.audit.any_temperature:check_at_cancel"),
     Claim("AT-bigd", S003, "l. 83, 169",
           "The hidden g^{O(d)} is not cheap for large d; no speed-up can be predicted from Thm 1.3 for head "
           "dimensions 64 or 128.",
-          "notebooks/09-any-temperature", "attnlab.audit.any_temperature:check_at_bigd"),
+          "notebooks/09-any-temperature-fixed-d", "attnlab.audit.any_temperature:check_at_bigd"),
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
           "constant error needs n^{2−δ} time under SETH.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_seth"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_seth"),
     Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
           "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
           "needs T_MUL(n, d, n)^{1−o(1)} time.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ovh"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_ovh"),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",
