@@ -169,7 +169,7 @@ BAD = [
     ("m-neg", lambda: performer_attention(Q0, K0, V0, -3, G(0)), ValueError, "m"),
     ("m-float", lambda: performer_attention(Q0, K0, V0, 2.5, G(0)), TypeError, "m"),
     ("m-bool", lambda: performer_attention(Q0, K0, V0, True, G(0)), TypeError, "m"),
-    ("rng", lambda: performer_attention(Q0, K0, V0, 4, 0), TypeError, "rng"),
+    ("rng", lambda: performer_attention(Q0, K0, V0, 4, rng=1.5), TypeError, "rng"),
     ("width", lambda: performer_attention(Q0, K0[:, :2], V0, 4, G(0)), ValueError, "Q and K"),
     ("rows", lambda: performer_attention(Q0, K0, V0[:4], 4, G(0)), ValueError, "K and V"),
     ("nan", lambda: performer_attention(NAN, K0, V0, 4, G(0)), ValueError, "Q"),
@@ -178,7 +178,7 @@ BAD = [
     ("int-dtype-str", lambda: performer_attention(Q0.astype(str), K0, V0, 4, G(0)), TypeError, "Q"),
     ("causal-lengths", lambda: performer_attention(Q0[:3], K0, V0, 4, G(0), causal=True), ValueError, "causal"),
     ("chunk", lambda: performer_attention(Q0, K0, V0, 4, G(0), causal=True, chunk=0), ValueError, "chunk"),
-    ("beta", lambda: performer_attention(Q0, K0, V0, 4, G(0), beta=-1.0), ValueError, "beta"),
+    ("beta", lambda: performer_attention(Q0, K0, V0, 4, rng=G(0), beta=float("inf")), ValueError, "beta"),
     ("beta-nan", lambda: favor_attention(Q0, K0, V0, W0, beta=float("nan")), ValueError, "beta"),
     ("omega-width", lambda: favor_attention(Q0, K0, V0, W0[:, :2]), ValueError, "omega"),
     ("omega-nan", lambda: favor_attention(Q0, K0, V0, W0 * np.nan), ValueError, "omega"),
@@ -196,11 +196,11 @@ BAD = [
     ("var-m", lambda: favor_kernel_variance(np.ones(2), np.ones(2), 0), ValueError, "m"),
     ("var-shape", lambda: favor_kernel_variance(np.ones(2), np.ones(3), 1), ValueError, "q and k"),
     ("var-nan", lambda: favor_kernel_variance(np.array([np.nan, 1.0]), np.ones(2), 1), ValueError, "q"),
-    ("lin-k0", lambda: linformer_attention(Q0, K0, V0, 0, G(0)), ValueError, "k"),
-    ("lin-k-float", lambda: linformer_attention(Q0, K0, V0, 2.0, G(0)), TypeError, "k"),
+    ("lin-m0", lambda: linformer_attention(Q0, K0, V0, 0, rng=G(0)), ValueError, "m"),
+    ("lin-m-float", lambda: linformer_attention(Q0, K0, V0, 2.0, rng=G(0)), TypeError, "m"),
     ("lin-rows", lambda: linformer_attention(Q0, K0, V0[:5], 2, G(0)), ValueError, "K and V"),
     ("lin-nan", lambda: linformer_attention(NAN, K0, V0, 2, G(0)), ValueError, "Q"),
-    ("lin-rng", lambda: linformer_attention(Q0, K0, V0, 2, None), TypeError, "rng"),
+    ("lin-rng", lambda: linformer_attention(Q0, K0, V0, 2, rng=1.5), TypeError, "rng"),
     ("lin-overflow", lambda: linformer_attention(Q0 * 1e200, K0 * 1e200, V0, 2, G(0)), ValueError, "Q"),
 ]
 
@@ -214,3 +214,21 @@ def test_bad_input_names_the_argument(name, call, exc, word):
 def test_float16_is_computed_in_float32():
     O = performer_attention(Q0.astype(np.float16), K0.astype(np.float16), V0.astype(np.float16), 4, G(0))
     assert O.dtype == np.float32
+
+
+def test_negative_beta_is_the_sign_moved_into_the_queries():
+    """beta < 0 is accepted as by attention: exp(beta q.k) = exp(|beta| (-q).k), so FAVOR+ estimates it exactly as
+    it estimates beta > 0 (same features, the queries negated)."""
+    rng = np.random.default_rng(3)
+    Q, K, V = (rng.standard_normal((12, 4)) for _ in range(3))
+    W = draw_omega(64, 4, rng=5)
+    np.testing.assert_allclose(favor_attention(Q, K, V, W, beta=-0.5), favor_attention(-Q, K, V, W, beta=0.5))
+    np.testing.assert_allclose(linformer_attention(Q, K, V, 6, rng=1, beta=-0.5),
+                               linformer_attention(-Q, K, V, 6, rng=1, beta=0.5))
+
+
+def test_linformer_old_keyword_k_warns_and_works():
+    Q, K, V = (np.random.default_rng(i).standard_normal((8, 4)) for i in range(3))
+    with pytest.warns(DeprecationWarning, match="'k' is deprecated; use 'm'"):
+        old = linformer_attention(Q, K, V, k=4, rng=2)
+    np.testing.assert_array_equal(old, linformer_attention(Q, K, V, m=4, rng=2))
