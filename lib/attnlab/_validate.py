@@ -94,7 +94,7 @@ def real_array(x, name: str, xp=None, *, ndim=None, nonempty: bool = False, fini
         elif dt not in (xp.float32, xp.float64):
             x = xp.astype(x, xp.float64)
     elif kind == "bool":
-        raise TypeError(f"{name} must be an array of real numbers, got dtype bool (convert it: {name}.astype(float))")
+        raise TypeError(f"{name} must be a real floating array, not dtype bool (convert it: {name}.astype(float))")
     else:
         raise TypeError(f"{name} must be a real floating array (float32 or float64), got dtype {dt}")
     if ndim is not None:
