@@ -124,7 +124,7 @@ def test_parity_decoding_with_the_corrected_scale():
     rng = np.random.default_rng(1)
     A, Bv = _ov_sets(12, 6, rng, planted=2)
     truth = ((A @ Bv.T) == 0).any(1)
-    assert (hd.parity_decode(A, Bv, math.sqrt(math.log(2)), 24, np.random.default_rng(2)) == truth).all()
+    assert (hd.parity_decode(A, Bv, math.sqrt(math.log(2)), 24, rng=np.random.default_rng(2)) == truth).all()
     Q, K = hd.parity_instance(A, Bv, math.sqrt(math.log(2)))
     assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T))
 
@@ -137,7 +137,7 @@ def test_parity_repair_within_log2_by_duplicating_coordinates():
     Q, K = hd.parity_instance(A, Bv, s, copies=2)
     assert Q.shape == (12, 12) and max(Q.max(), K.max()) < math.log(2)
     assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T), rtol=1e-14)
-    assert (hd.parity_decode(A, Bv, s, 24, np.random.default_rng(2), copies=2) == truth).all()
+    assert (hd.parity_decode(A, Bv, s, 24, rng=np.random.default_rng(2), copies=2) == truth).all()
     # the printed scaling, duplicated or not, does not give powers of two
     Q1, K1 = hd.parity_instance(A, Bv, math.log(2), copies=2)
     assert not np.allclose(np.exp(Q1 @ K1.T), 2.0 ** (A @ Bv.T))
@@ -239,7 +239,7 @@ BAD = [
     (hd.approximate_oracle, (0.1,), dict(mode=3), TypeError, "mode must be a string"),
     (hd.approximate_oracle, (0.1,), dict(mode="random"), ValueError, "needs rng"),
     (hd.approximate_oracle, (0.1,), dict(mode="random", rng=np.random.RandomState(0)), TypeError,
-     "rng must be a numpy.random.Generator"),
+     "rng must be"),
     (hd.approximate_oracle, (0.1,), dict(threshold=float("inf")), ValueError, "threshold must be finite"),
     (hd.approximate_oracle, (0.1,), dict(threshold=None), TypeError, "threshold must be a real number"),
     # rowsum_search
@@ -293,7 +293,7 @@ BAD = [
     (hd.parity_decode, (B01, B01, 0.8, 0, RNG), {}, ValueError, "rounds must be >= 1"),
     (hd.parity_decode, (B01, B01, 0.8, 2.0, RNG), {}, TypeError, "rounds must be an integer"),
     (hd.parity_decode, (B01, B01, 0.8, True, RNG), {}, TypeError, "rounds must be an integer"),
-    (hd.parity_decode, (B01, B01, 0.8, 3, 0), {}, TypeError, "rng must be a numpy.random.Generator"),
+    (hd.parity_decode, (B01, B01, 0.8, 3, 0.5), {}, TypeError, "rng must be"),
     (hd.parity_decode, (B01, B01, 0.8, 3, np.random.RandomState(0)), {}, TypeError, "rng must be"),
     (hd.parity_decode, (np.ones((1, 2)), np.ones((40, 2)), 10.0, 3, RNG), {}, ValueError, "scale = 10 is too large"),
     (hd.parity_decode, (B01, B01, -1.0, 3, RNG), {}, ValueError, "scale must be"),

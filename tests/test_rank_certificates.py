@@ -43,7 +43,7 @@ def test_operator_identity_attained_and_not_exceeded(norm):
 @pytest.mark.parametrize("method", ["greedy", "svd", "cover-svd", "best"])
 def test_upper_certificates_are_certified(method):
     rng = np.random.default_rng(2)
-    A = attnlab.family_attention("sphere-2", 400, 64, 30.0, rng)
+    A = attnlab.family_attention("sphere-2", 400, 64, 30.0, rng=rng)
     for eps in (0.1, 0.5, 1.5):
         c = rc.rank_upper_certificate(A, eps, method)
         B = c.matrix()

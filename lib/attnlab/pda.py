@@ -218,7 +218,7 @@ def pda_attention(Q, K, V, m, r, *, rng=None, beta=None, scaling="unbiased", svd
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((64, 8)) for _ in range(3))
     >>> O = pda_attention(Q, K, V, m=16, r=64, rng=np.random.default_rng(1))   # r = L: no truncation
-    >>> P = gaussian_projection(8, 16, np.random.default_rng(1))
+    >>> P = gaussian_projection(8, 16, rng=np.random.default_rng(1))
     >>> bool(np.allclose(O, softmax(projected_logits(Q, K, P)) @ V))
     True
     >>> O8 = pda_attention(Q, K, V, m=16, r=8, rng=np.random.default_rng(1), svd="streamed", block=16)

@@ -91,7 +91,7 @@ def gaussian_projection(d, m, *, rng=None, dtype="float64"):
     --------
     >>> import numpy as np
     >>> from attnlab import gaussian_projection
-    >>> P = gaussian_projection(3, 10_000, np.random.default_rng(0))
+    >>> P = gaussian_projection(3, 10_000, rng=np.random.default_rng(0))
     >>> P.shape, bool(np.allclose(P @ P.T, np.eye(3), atol=0.05))
     ((3, 10000), True)
     """

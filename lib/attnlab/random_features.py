@@ -94,12 +94,12 @@ def draw_omega(m, d, *, rng=None, orthogonal=True, norms="chi", size=None):
     --------
     >>> import numpy as np
     >>> from attnlab import draw_omega
-    >>> W = draw_omega(4, 4, np.random.default_rng(0), norms="unit")
+    >>> W = draw_omega(4, 4, rng=np.random.default_rng(0), norms="unit")
     >>> bool(np.allclose(W @ W.T, np.eye(4)))
     True
-    >>> draw_omega(6, 4, np.random.default_rng(0), orthogonal=False).shape
+    >>> draw_omega(6, 4, rng=np.random.default_rng(0), orthogonal=False).shape
     (6, 4)
-    >>> draw_omega(6, 4, np.random.default_rng(0), size=3).shape
+    >>> draw_omega(6, 4, rng=np.random.default_rng(0), size=3).shape
     (3, 6, 4)
     """
     m, d = _int(m, "m"), _int(d, "d")
@@ -290,7 +290,7 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     >>> from attnlab import attention, draw_omega, favor_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((6, 4)) for _ in range(3))
-    >>> omega = draw_omega(4096, 4, np.random.default_rng(1))
+    >>> omega = draw_omega(4096, 4, rng=1)
     >>> err = np.linalg.norm(favor_attention(Q, K, V, omega) - attention(Q, K, V)) / np.linalg.norm(attention(Q, K, V))
     >>> bool(err < 0.1)
     True
@@ -416,7 +416,7 @@ def performer_attention(Q, K, V, m, *, rng=None, orthogonal=True, causal=False, 
     >>> from attnlab import attention, performer_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((8, 4)) for _ in range(3))
-    >>> O = performer_attention(Q, K, V, 2048, np.random.default_rng(1), causal=True)
+    >>> O = performer_attention(Q, K, V, 2048, rng=np.random.default_rng(1), causal=True)
     >>> bool(np.linalg.norm(O - attention(Q, K, V, causal=True)) < 0.1 * np.linalg.norm(V))
     True
     """
@@ -474,7 +474,7 @@ def linformer_attention(Q, K, V, m, *, rng=None, beta=None):
     >>> from attnlab import linformer_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((16, 4)) for _ in range(3))
-    >>> linformer_attention(Q, K, V, 4, np.random.default_rng(1)).shape
+    >>> linformer_attention(Q, K, V, 4, rng=np.random.default_rng(1)).shape
     (16, 4)
     """
     m = _int(m, "m")

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._validate import as_float_array, positive_int
+from ._validate import as_float_array, as_generator, choice, dtype_arg, flag, positive_int, renamed, rng_keyword
 
 __all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
            "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
@@ -44,8 +44,6 @@ def _target(A, name="A", *, causal=False):
     A = as_float_array(A, name, ndim=2)
     if isinstance(A, np.ndarray) is False:
         A = np.asarray(A)
-    if A.dtype == np.float16:
-        raise TypeError(f"{name} must be float32 or float64 (float16 is rejected: ratios of its entries are too coarse)")
     A = np.asarray(A, dtype=np.float64)
     L = A.shape[0]
     if A.shape != (L, L) or L < 1:
@@ -63,8 +61,8 @@ def _target(A, name="A", *, causal=False):
 
 def _sparse_target(A, name, causal):
     """A SciPy sparse target as a canonical CSR array (explicit zeros dropped), validated like a dense one."""
-    if A.dtype.kind not in "fiu" or A.dtype == np.float16:
-        raise TypeError(f"{name} must be a float32 or float64 sparse array, got dtype {A.dtype}")
+    if A.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a sparse array of real numbers, got dtype {A.dtype}")
     A = sparse.csr_array(A, dtype=np.float64, copy=True)
     L = A.shape[0]
     if A.shape != (L, L) or L < 1:
@@ -86,9 +84,7 @@ def _sparse_target(A, name, causal):
 
 
 def _bool(x, name):
-    if not isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {type(x).__name__}")
-    return bool(x)
+    return flag(x, name)
 
 
 def _eps(eps1, eps2):
@@ -103,16 +99,8 @@ def _eps(eps1, eps2):
     return eps1, eps2
 
 
-def _rng(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
-    return rng
-
-
 def _choice(x, options, name):
-    if not isinstance(x, str) or x not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {x!r}")
-    return x
+    return choice(x, options, name)
 
 
 # ---------------------------------------------------------------------------------------------------- the target
@@ -550,7 +538,7 @@ def _dims(dims, r, projection):
     return out
 
 
-def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, causal=False, method="auto",
+def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, k=None, gamma=None, causal=False, method="auto",
                      projection="orthogonal", dtype=np.float64):
     r"""Run the construction for ``draws`` independent projections at every dimension in ``dims``.
 
@@ -576,7 +564,7 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
         Projection dimensions; at most rank(B) for the orthogonal projection.
     eps1 : float > 0
     eps2 : float in (0, 1)
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
     draws : int >= 1
         Number of independent projections.
     k, gamma : optional
@@ -585,7 +573,7 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
         Lower-triangular target, causally masked attention.
     method : {"auto", "svd", "identity"}
     projection : {"orthogonal", "gaussian"}
-    dtype : numpy.float32 or numpy.float64
+    dtype : {"float32", "float64"}, or the NumPy dtype or type of either
         Precision of the projected logits (float32 halves the cost; its rounding, about 1e-6 of logits of size
         at most :math:`c + \log\gamma`, is far below any tolerance :math:`\log(1+\varepsilon_1)` in use).
 
@@ -612,11 +600,10 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
     >>> ok.mean(axis=0).tolist()                                 # d = 64 = L is exact
     [0.0, 0.0, 1.0]
     """
-    _rng(rng)
+    rng = as_generator(rng)
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     draws = positive_int(draws, "draws")
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    dtype = np.dtype(dtype_arg(dtype)).type
     prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
     dims = _dims(dims, prep.r, projection)
     batch = max(1, min(draws, _MAX_BATCH_ENTRIES // (prep.L * prep.L)))
@@ -669,7 +656,7 @@ class SparseAttention(NamedTuple):
     resamples: int
 
 
-def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, causal=False, max_resamples=64,
+def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, k=None, gamma=None, causal=False, max_resamples=64,
                                method="auto", projection="orthogonal"):
     r"""Inputs :math:`X` for fixed :math:`W_Q, W_K` such that :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` approximates ``A``.
 
@@ -686,7 +673,7 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
         Projection (query/key) dimension; at most rank(B) for the orthogonal projection.
     eps1 : float > 0
     eps2 : float in (0, 1)
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
     k, gamma : optional
         Assumptions checked on ``A``.
     causal : bool
@@ -715,7 +702,7 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
     >>> round(res.error.leakage, 4)                 # exact logits: leakage eps2 / (1 + eps1)
     0.25
     """
-    _rng(rng)
+    rng = as_generator(rng)
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     d = positive_int(d, "d")
     max_resamples = positive_int(max_resamples, "max_resamples")

@@ -115,7 +115,7 @@ def m_simulated_row(K, q, eps0, delta, trials, rng, *, confidence=0.95):
     :func:`attnlab.jl.sample_row_max_error` at each m tried, all from ``rng``.
     """
     def ok(m):
-        k = int((sample_row_max_error(K, q, m, trials, rng) >= eps0).sum())
+        k = int((sample_row_max_error(K, q, m, trials, rng=rng) >= eps0).sum())
         return clopper_pearson(k, trials, confidence)[1] <= delta
 
     return _smallest_m(ok)
@@ -138,7 +138,7 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
             bar.update()
             c, tail = worst_pair_tail(m, eps, grid=grid)
             method = "matrix" if m * mc_trials <= 2e7 else "chi2"
-            err = sample_inner_product_error(c, m, mc_trials, rng, method=method)
+            err = sample_inner_product_error(c, m, mc_trials, rng=rng, method=method)
             k = int((np.abs(err) >= eps).sum())
             lo, hi = clopper_pearson(k, mc_trials, confidence)
             lo999, _ = clopper_pearson(k, mc_trials, 0.999)
@@ -219,7 +219,7 @@ def logit_scaling(Q, K, m, rng, *, scaling):
     1.0
     """
     d = Q.shape[1]
-    P = gaussian_projection(d, m, rng)
+    P = gaussian_projection(d, m, rng=rng)
     St = projected_logits(Q, K, P, scaling=scaling)
     S = Q @ K.T / math.sqrt(d)
     slope = float((St * S).sum() / (S * S).sum())
@@ -336,8 +336,8 @@ def def_sweep(Q, K, m_list, trials, rng, *, confidence: float = 0.99, chunk: int
         rel, lib = 0.0, 0.0
         for c0 in range(0, trials, chunk):
             c = min(chunk, trials - c0)
-            P = np.stack([gaussian_projection(d, m, rng) for _ in range(c)])       # N(0, 1/m) entries
-            G = np.stack([gaussian_projection(d, m, rng) for _ in range(c)]) * math.sqrt(m)  # N(0, 1) entries
+            P = np.stack([gaussian_projection(d, m, rng=rng) for _ in range(c)])       # N(0, 1/m) entries
+            G = np.stack([gaussian_projection(d, m, rng=rng) for _ in range(c)]) * math.sqrt(m)  # N(0, 1) entries
             Pq, Pk = q @ P, k @ P                                                  # (c, L, m): rows (Pq_i)ᵀ
             Gq, Gk = q @ G, k @ G
             first = math.sqrt(d) * (Pq @ Pk.transpose(0, 2, 1))

@@ -209,7 +209,7 @@ def headline_experiment(p: dict, seed: int, *, progress=False):
         nV, nO = float(np.linalg.norm(V)), float(np.linalg.norm(O))
         mean_err = float(np.linalg.norm(O - V.mean(axis=0)))
         S = Q @ K.T / math.sqrt(d)
-        P = gaussian_projection(d, m, rng)  # one P for both scalings: they differ by the factor sqrt(d/m)
+        P = gaussian_projection(d, m, rng=rng)  # one P for both scalings: they differ by the factor sqrt(d/m)
         St_unbiased = projected_logits(Q, K, P, scaling="unbiased")
         for scaling in ("printed", "unbiased"):
             St = St_unbiased * math.sqrt(d / m) if scaling == "printed" else St_unbiased
@@ -252,7 +252,7 @@ def sweep_experiment(p: dict, seed: int):
     rows = []
     for m in sorted(set(p["sweep_m"]) | {p["m"]}):
         for scaling in ("printed", "unbiased"):
-            At = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng), scaling=scaling))
+            At = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng=rng), scaling=scaling))
             U, s, Vt = np.linalg.svd(At)
             G, X = U.T @ O, Vt @ V
             head = np.concatenate([[0.0], np.cumsum(((G - s[:, None] * X) ** 2).sum(axis=1))])
@@ -293,8 +293,8 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
         methods = {
             "dense": lambda: attention(Q, K, V),
             "blocked": lambda: attention_blocked(Q, K, V, block=blk),
-            "pda": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit),
-            "pda-streamed": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="streamed",
+            "pda": lambda: pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="randomized", n_iter=nit),
+            "pda-streamed": lambda: pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="streamed",
                                                   n_iter=nit, block=blk),
         }
         for name, fn in methods.items():
@@ -326,7 +326,7 @@ def time_experiment(p: dict, seed: int, *, progress=False):
             t0 = time.process_time()
             attention(Q, K, V)
             t1 = time.process_time()
-            pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit)
+            pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="randomized", n_iter=nit)
             t2 = time.process_time()
             exact.append(t1 - t0)
             pda.append(t2 - t1)
@@ -478,9 +478,9 @@ def _headline_real_rows(cases, text, n, m, r, p, seed):
         O = attention(Q, K, V)
         nV = float(np.linalg.norm(V))
         g = [seed, layer, head]
-        printed = pda_attention(Q, K, V, m, r, np.random.default_rng(g), scaling="printed", svd="randomized",
+        printed = pda_attention(Q, K, V, m, r, rng=np.random.default_rng(g), scaling="printed", svd="randomized",
                                 n_iter=p["n_iter"])
-        best = pda_attention(Q, K, V, m, r, np.random.default_rng(g), scaling="unbiased", svd="full")
+        best = pda_attention(Q, K, V, m, r, rng=np.random.default_rng(g), scaling="unbiased", svd="full")
         U, s, Vt = np.linalg.svd(attention_matrix(Q, K))
         floor = (U[:, :r] * s[:r]) @ (Vt[:r] @ V)
         rows.append(dict(text=text, n=n, layer=layer, head=head, d=Q.shape[1], m=m, r=r,
@@ -502,7 +502,7 @@ def planned_experiment(p: dict, seed: int):
     A = softmax(S)
     rows = []
     for m in p["eps_m"]:
-        P = gaussian_projection(d, m, rng)
+        P = gaussian_projection(d, m, rng=rng)
         for scaling in ("unbiased", "printed"):
             St = projected_logits(Q, K, P, scaling=scaling)
             eps = float(np.abs(St - S).max())
@@ -1040,7 +1040,7 @@ def fixed_m_gaussian(p: dict, seed: int):
     for L in p["fixm_L"]:
         for draw in range(p["fixm_draws"]):
             Q, K, V = _instance(L, 64, rng)
-            Ps = [gaussian_projection(64, m, rng) for m in p["fixm_m"]]
+            Ps = [gaussian_projection(64, m, rng=rng) for m in p["fixm_m"]]
             for m, (eo, ev, l1) in zip(p["fixm_m"], _fixed_m_errors(Q, K, V, Ps)):
                 rows.append(dict(set="gaussian", L=L, m=m, draw=draw, rel_O=eo, rel_V=ev, row_l1=l1))
     return rows
@@ -1061,7 +1061,7 @@ def _fixed_m_real(p, seed, data):
     with threadpool_limits(1):  # small matrices: threads only contend
         for n in p["real_n"]:
             for layer, head, Q, K, V in cases(n):
-                Ps = [gaussian_projection(Q.shape[1], m, np.random.default_rng([seed, n, layer, head, m]))
+                Ps = [gaussian_projection(Q.shape[1], m, rng=np.random.default_rng([seed, n, layer, head, m]))
                       for m in p["fixm_m"]]
                 for m, (eo, ev, l1) in zip(p["fixm_m"], _fixed_m_errors(Q, K, V, Ps)):
                     rows.append(dict(set="real", L=n, m=m, layer=layer, head=head, rel_O=eo, rel_V=ev, row_l1=l1))

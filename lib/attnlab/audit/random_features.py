@@ -130,7 +130,7 @@ def kernel_experiment(p: dict, seed: int, *, progress=False):
     for ki, (kind, (orth, norms)) in enumerate(KINDS.items()):
         rng = np.random.default_rng([seed, ki])
         est = np.empty((len(ms), R, len(pairs)))
-        W = draw_omega(max(ms), d, rng, orthogonal=orth, norms=norms, size=R).reshape(R * max(ms), d)
+        W = draw_omega(max(ms), d, rng=rng, orthogonal=orth, norms=norms, size=R).reshape(R * max(ms), d)
         # features of all R draws at once (rows of W), products per pair and feature: (pairs, R, m_max)
         prod = (favor_features(Qp, W) * favor_features(Kp, W) * (R * max(ms))).reshape(len(pairs), R, max(ms))
         c = np.cumsum(prod, axis=2)
@@ -176,7 +176,7 @@ def output_experiment(p: dict, seed: int, *, progress=False):
         for ratio in p["o_ratio"]:
             m = max(1, int(round(ratio * d)))
             for orth in (True, False):
-                errs = [_rel(performer_attention(Q, K, V, m, np.random.default_rng([seed, d, m, i]),
+                errs = [_rel(performer_attention(Q, K, V, m, rng=np.random.default_rng([seed, d, m, i]),
                                                  orthogonal=orth, beta=beta), O)
                         for i, ((Q, K, V), O) in enumerate(zip(insts, exact))]
                 rows.append(dict(d=d, tau=tau, m=m, m_over_d=m / d, orthogonal=orth, err=float(np.median(errs)),
@@ -209,7 +209,7 @@ def stabiliser_experiment(p: dict, seed: int):
     toward = np.broadcast_to(V.mean(axis=0), O_exact.shape) - O_exact     # the pull towards uniform attention
     d_plain, d_eps, rel_eps = [], [], []
     for _ in range(p["st_R"]):
-        W = draw_omega(m, d, rng)
+        W = draw_omega(m, d, rng=rng)
         O = favor_attention(Q, K, V, W)
         Kap = favor_features(Q * s, W) @ favor_features(K * s, W).T
         d_plain.append(_rel(O, Kap @ V / Kap.sum(axis=1, keepdims=True)))
@@ -219,7 +219,7 @@ def stabiliser_experiment(p: dict, seed: int):
     d_eps = np.array(d_eps)
     se = d_eps.std(ddof=1) / math.sqrt(d_eps.size)
     finite = {}
-    W = draw_omega(m, d, rng)
+    W = draw_omega(m, d, rng=rng)
     for b in (1.0, 1e2, 1e4):
         for causal in (False, True):
             finite[f"beta={b:g} causal={causal}"] = bool(np.isfinite(favor_attention(Q, K, V, W, beta=b,
@@ -248,7 +248,7 @@ def example_experiment(p: dict, seed: int):
                fixed_rel_err=1 - fixed / exact, printed_rel_err=0.12,
                unit_rows_mean=unit_row_mean(q, k), sd_iid_theory=math.sqrt(favor_kernel_variance(q, k, 2)) / exact)
     for orth in (True, False):
-        Ws = draw_omega(2, 2, rng, orthogonal=orth, size=p["ex_R"])              # (R, 2, 2)
+        Ws = draw_omega(2, 2, rng=rng, orthogonal=orth, size=p["ex_R"])              # (R, 2, 2)
         est = np.mean(np.exp(Ws @ q - q @ q / 2) * np.exp(Ws @ k - k @ k / 2), axis=1)   # φ(q)ᵀφ(k), m = 2
         rel = est / exact - 1
         key = "orth" if orth else "iid"
@@ -294,7 +294,7 @@ def linformer_experiment(p: dict, seed: int, *, progress=False):
             e_lin, e_jl = [], []
             for i, ((Q, K, V), A, O) in enumerate(zip(insts, As, Os)):
                 g = np.random.default_rng([seed, n, d, k, i])
-                e_lin.append(_rel(linformer_attention(Q, K, V, k, g, beta=beta), O))
+                e_lin.append(_rel(linformer_attention(Q, K, V, k, rng=g, beta=beta), O))
                 Rm = g.standard_normal((k, n)) / math.sqrt(k)
                 e_jl.append(_rel(A @ (Rm.T @ (Rm @ V)), O))
                 if shapes is None:
@@ -316,11 +316,11 @@ def methods_experiment(p: dict, seed: int):
     O, Oc = attention(Q, K, V), attention(Q, K, V, causal=True)
     methods = {
         "exact (blocked)": (lambda g: attention_blocked(Q, K, V), O),
-        f"Performer m={m}, orthogonal": (lambda g: performer_attention(Q, K, V, m, g), O),
-        f"Performer m={m}, iid": (lambda g: performer_attention(Q, K, V, m, g, orthogonal=False), O),
-        f"Performer m={m}, causal": (lambda g: performer_attention(Q, K, V, m, g, causal=True), Oc),
-        f"Linformer k={m}": (lambda g: linformer_attention(Q, K, V, m, g), O),
-        f"PDA m={m // 2}, r={r}": (lambda g: pda_attention(Q, K, V, m // 2, r, g, svd="randomized"), O),
+        f"Performer m={m}, orthogonal": (lambda g: performer_attention(Q, K, V, m, rng=g), O),
+        f"Performer m={m}, iid": (lambda g: performer_attention(Q, K, V, m, rng=g, orthogonal=False), O),
+        f"Performer m={m}, causal": (lambda g: performer_attention(Q, K, V, m, rng=g, causal=True), Oc),
+        f"Linformer k={m}": (lambda g: linformer_attention(Q, K, V, m, rng=g), O),
+        f"PDA m={m // 2}, r={r}": (lambda g: pda_attention(Q, K, V, m // 2, r, rng=g, svd="randomized"), O),
         "mean of V": (lambda g: np.broadcast_to(V.mean(axis=0), O.shape), O),
     }
     rows = []
@@ -385,9 +385,9 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
             Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
             g = np.random.default_rng(seed)
             methods = {
-                "performer": lambda: performer_attention(Q, K, V, m, g),
-                "performer causal": lambda: performer_attention(Q, K, V, m, g, causal=True),
-                "linformer": lambda: linformer_attention(Q, K, V, k, g),
+                "performer": lambda: performer_attention(Q, K, V, m, rng=g),
+                "performer causal": lambda: performer_attention(Q, K, V, m, rng=g, causal=True),
+                "linformer": lambda: linformer_attention(Q, K, V, k, rng=g),
             }
             if n in p["c_n"]:
                 methods["exact"] = lambda: attention_blocked(Q, K, V, block=blk, threads=1)
@@ -937,7 +937,7 @@ def unbiased_experiment(p: dict, seed: int):
         k1 = np.zeros((n, n)); k2 = np.zeros((n, n)); o1 = np.zeros((n, d)); o2 = np.zeros((n, d))
         for start in range(0, R, ch):
             b = min(ch, R - start)
-            W = draw_omega(m, d, g, orthogonal=True, norms="chi", size=b)             # (b, m, d)
+            W = draw_omega(m, d, rng=g, orthogonal=True, norms="chi", size=b)             # (b, m, d)
             fq = np.exp(Qs @ W.transpose(0, 2, 1) - (Qs * Qs).sum(1)[None, :, None] / 2) / math.sqrt(m)
             fk = np.exp(Ks @ W.transpose(0, 2, 1) - (Ks * Ks).sum(1)[None, :, None] / 2) / math.sqrt(m)
             kap = fq @ fk.transpose(0, 2, 1)                                            # (b, n, n)

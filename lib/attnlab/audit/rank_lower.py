@@ -85,7 +85,7 @@ def lattice_experiment(p: dict, seed: int):
     """AR-lower/AR-synthetic: lattice certificates (ball) and cap packings (sphere) against β, per d and ε."""
     rng = np.random.default_rng(seed)
     ball = [lattice_lower_count(d, b, e) for e in p["eps"] for d in p["lat_d"] for b in p["lat_betas"]]
-    sphere = [sphere_lower_count(d, b, e, p["sph_candidates"], rng) for e in p["eps"] for d in p["sph_d"]
+    sphere = [sphere_lower_count(d, b, e, p["sph_candidates"], rng=rng) for e in p["eps"] for d in p["sph_d"]
               for b in p["sph_betas"][d]]
     return dict(ball=ball, sphere=sphere)
 
@@ -193,7 +193,7 @@ def candidates_experiment(p: dict, seed: int):
     e, betas = p["eps"][0], p["sph_betas"][3]
     out = []
     for c in (p["sph_candidates"], p["sph_check_factor"] * p["sph_candidates"]):
-        rows = [sphere_lower_count(3, b, e, c, rng) for b in betas]
+        rows = [sphere_lower_count(3, b, e, c, rng=rng) for b in betas]
         f = fit_slope(np.log(betas), np.log([r["M"] for r in rows]))
         out.append(dict(candidates=c, M=[r["M"] for r in rows], slope=f.slope, lo=f.slope_lo, hi=f.slope_hi,
                         candidates_per_message=c / rows[-1]["M"]))

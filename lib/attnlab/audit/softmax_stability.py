@@ -232,7 +232,7 @@ def chain_experiment(p, seed, progress=False):
         rng = np.random.default_rng([seed, 3, KINDS.index(kind), L])
         Q, K, V, beta, bias = _kind(kind, L, p["d"], p["d_v"], rng)
         b = chain_bounds(eps, L, V)
-        ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, seed=seed, block=p["block"])
+        ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, rng=seed, block=p["block"])
         for pert, m in ms.items():
             rows.append(_ratios(kind, pert, L, eps, m, b))
     for L in p["chain_L"]:
@@ -648,7 +648,7 @@ def _projection_errors(s_grid, q, rng):
     Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
     S0 = Q @ K.T / math.sqrt(d)
     Q = Q / S0.std()
-    Ps = [gaussian_projection(d, m, rng) for _ in range(trials)]
+    Ps = [gaussian_projection(d, m, rng=rng) for _ in range(trials)]
     out = dict(s=list(s_grid), h_inf=[], row_l1=[], ratio=[])
     for s in s_grid:
         S = s * Q @ K.T / math.sqrt(d)

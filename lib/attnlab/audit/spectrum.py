@@ -977,7 +977,7 @@ def rsvd_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     L, r, d, m = p["rsvd_L"], p["rsvd_r"], 64, 128
     Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
-    A = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng)))
+    A = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng=rng)))
     s = np.linalg.svd(A, compute_uv=False)
     optimum = tail_norm(s, r)
     runs = []
@@ -985,7 +985,7 @@ def rsvd_experiment(p: dict, seed: int):
         if q == 0:
             U, sv, Vt = _sketch_svd(A, r, p_over, rng)
         else:
-            U, sv, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, r, rng,
+            U, sv, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, r, rng=rng,
                                           n_oversamples=p_over, n_iter=q)
         err = float(np.linalg.norm(A - (U * sv) @ Vt))
         runs.append(dict(p=p_over, q=q, error=err, ratio=err / optimum, flops=rsvd_flops(L, r, p_over, q)))
