@@ -174,7 +174,7 @@ BAD = [
     (jl.inner_product_tail, (10, float("inf")), {}, ValueError, "eps must be"),
     (jl.inner_product_tail, (10, "0.1"), {}, TypeError, "eps must be"),
     (jl.inner_product_tail, (10, 0.1, 1.5), {}, ValueError, "c must lie"),
-    (jl.inner_product_tail, (10, 0.1, float("nan")), {}, ValueError, "c must lie"),
+    (jl.inner_product_tail, (10, 0.1, float("nan")), {}, ValueError, "c must be finite"),
     (jl.inner_product_tail, (10, 0.1, "1"), {}, TypeError, "c must be a real"),
     (jl.worst_pair_tail, (10, 0.1), dict(grid=1), ValueError, "grid must be >= 2"),
     (jl.worst_pair_tail, (10, 0.1), dict(grid=2.0), TypeError, "grid"),

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import integrate, optimize, special, stats
 
 from ._validate import as_float_array, in_open_interval, positive_int, positive_real
-from ._validate import as_generator, generator_module, rng_keyword
+from ._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
 
 __all__ = [
     "jl_bound_printed",
@@ -46,17 +46,9 @@ __all__ = [
 # --------------------------------------------------------------------------- validation
 def _real_array(x, name: str, *, integer: bool):
     """``x`` (a number or array-like) as a float array of finite values > 0 (integers >= 1 when ``integer``)."""
-    if isinstance(x, bool):
+    if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be {'an integer' if integer else 'a real number'} or an array of them, not bool")
-    try:
-        a = np.asarray(x)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} must be a number or an array of numbers, not {type(x).__name__}") from exc
-    if a.dtype.kind not in "iuf":  # bool, complex, strings, objects
-        raise TypeError(f"{name} must be {'integers' if integer else 'real numbers'}, got dtype {a.dtype}")
-    a = a.astype(float)
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name} contains NaN or inf")
+    a = np.asarray(real_array(x, name, _NP), dtype=float)
     if integer and not (a == np.floor(a)).all():
         raise ValueError(f"{name} must be integers, got {x!r}")
     if not (a >= 1 if integer else a > 0).all():
@@ -66,11 +58,7 @@ def _real_array(x, name: str, *, integer: bool):
 
 def _inner_product(c, name: str = "c") -> float:
     """``c`` as a float in [-1, 1] (an inner product of unit vectors)."""
-    if isinstance(c, bool) or not isinstance(c, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(c).__name__}")
-    if not -1.0 <= c <= 1.0:  # NaN fails too
-        raise ValueError(f"{name} must lie in [-1, 1], got {c}")
-    return float(c)
+    return real(c, name, lo=-1.0, hi=1.0)
 
 
 # --------------------------------------------------------------------------- bounds

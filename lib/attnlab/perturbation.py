@@ -30,7 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._validate import as_float_array, as_generator, nonnegative_int, positive_int, positive_real, qkv, renamed
+from ._validate import (as_float_array, as_generator, axis_index, finite_real, nonnegative_int, positive_int,
+                        positive_real, qkv, renamed)
 from .backend import get_array_module, to_numpy
 from .logits import softmax
 
@@ -51,33 +52,25 @@ __all__ = [
 
 # --------------------------------------------------------------------------- validation
 def _floats(x, name, **kw):
-    """A finite real array named ``name``; float16 is computed in float32."""
-    x = as_float_array(x, name, **kw)
-    if x.dtype == np.float16:
-        x = x.astype(np.float32)
-    return x
+    """A finite real array named ``name`` (the library's policy: float16 is computed in float32)."""
+    return as_float_array(x, name, **kw)
 
 
 def _axis(axis, a, name):
     """Check ``axis`` against the array ``a`` (the caller's ``name``): an integer in range, with entries along it."""
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
     if a.ndim == 0:
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+            raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
         raise ValueError(f"{name} must be at least 1-dimensional, got a scalar")
-    if not -a.ndim <= axis < a.ndim:
-        raise ValueError(f"axis {axis} is out of range for {name} with {a.ndim} dimension(s)")
+    axis = axis_index(axis, a.ndim, a.shape, name)
     if a.shape[axis] == 0:
         raise ValueError(f"{name} must have at least one entry along axis")
-    return int(axis)
+    return axis
 
 
 def _real(x, name):
     """A finite real number (NumPy scalars included, bool excluded)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    if not math.isfinite(float(x)):
-        raise ValueError(f"{name} must be finite, got {x!r}")
-    return float(x)
+    return finite_real(x, name)
 
 
 # --------------------------------------------------------------------------- bounds
