@@ -137,8 +137,7 @@ TABLE: dict[str, Case | str] = {
     "noisy_head": Case((4, 5, 3, 1, 0.1), dict(rng=1), random=True),
     "sphere_packing": Case((3, 0.5, 10), dict(rng=1), random=True),
     "sphere_lower_count": Case((3, 10.0, 0.5, 10), dict(rng=1), random=True),
-    # kron_error_bound takes the factors of kron_factor as they come (not yet validated: a known gap)
-    "kron_error_bound": Case((np.eye(3), np.eye(3), 2)),
+    "kron_error_bound": Case((np.eye(3), np.eye(3), 2), arrays={"A1": 0, "B1": 1}),
     "lower_certificate_margin": NO_ARRAYS + " besides A, with a certificate (tested in test_rank_certificates)",
     "bregman_gap": Case((K, np.zeros(6), 1.0, Q[0], Q[1]), arrays={"Kx": 0, "log_pi": 1, "x": 3, "y": 4}),
     "sup_ratio": NO_ARRAYS + " (a function and a start point: tested in test_adversarial)",

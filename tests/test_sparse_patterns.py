@@ -169,7 +169,7 @@ BAD = [
     (lambda: log_target(np.zeros((3, 3)), **GOOD), ValueError, "A"),
     (lambda: log_target(P8 > 0, **GOOD), TypeError, "A"),
     (lambda: log_target("x", **GOOD), TypeError, "A"),
-    (lambda: log_target(band(8), k=2, **GOOD), ValueError, "k"),
+    (lambda: log_target(band(8), nnz=2, **GOOD), ValueError, "nnz"),
     (lambda: log_target(band(8), gamma=1.5, **GOOD), ValueError, "gamma"),
     (lambda: log_target(band(8), gamma=0.5, **GOOD), ValueError, "gamma"),
     (lambda: log_target(band(8), causal=True, **GOOD), ValueError, "lower-triangular"),
@@ -184,8 +184,8 @@ BAD = [
     (lambda: element_ratio_error(np.full((2, 2), np.inf), np.eye(2)), ValueError, "M"),
     (lambda: element_ratio_error(np.ones((2, 2)), np.zeros((2, 2))), ValueError, "A"),
     (lambda: sparse_dimension_bound(0, 1, 1.0, 1.0, 0.5), ValueError, "L"),
-    (lambda: sparse_dimension_bound(10, 0, 1.0, 1.0, 0.5), ValueError, "k"),
-    (lambda: sparse_dimension_bound(10, 1.5, 1.0, 1.0, 0.5), TypeError, "k"),
+    (lambda: sparse_dimension_bound(10, 0, 1.0, 1.0, 0.5), ValueError, "nnz"),
+    (lambda: sparse_dimension_bound(10, 1.5, 1.0, 1.0, 0.5), TypeError, "nnz"),
     (lambda: sparse_dimension_bound(10, 1, 0.5, 1.0, 0.5), ValueError, "gamma"),
     (lambda: sparse_dimension_bound(10, 1, 1.0, 1.0, 0.5, delta=1.0), ValueError, "delta"),
     (lambda: construct_sparse_attention(P8, 0, rng=RNG(0), **GOOD), ValueError, "d"),
@@ -197,7 +197,7 @@ BAD = [
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), max_resamples=0, **GOOD), ValueError, "max_resamples"),
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), method="qr", **GOOD), ValueError, "method"),
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), projection="x", **GOOD), ValueError, "projection"),
-    (lambda: construct_sparse_attention(band(8), 4, rng=RNG(0), k=1, **GOOD), ValueError, "k"),
+    (lambda: construct_sparse_attention(band(8), 4, rng=RNG(0), nnz=1, **GOOD), ValueError, "nnz"),
     (lambda: resample_success(P8, [], rng=RNG(0), **GOOD), ValueError, "dims"),
     (lambda: resample_success(P8, [4, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
     (lambda: resample_success(P8, [0, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
@@ -331,7 +331,7 @@ def test_packing_and_moment_bad_input():
     with pytest.raises(ValueError, match="eps2"):
         packing_dimension_bound(10, 1.0, 1.0)
     with pytest.raises(ValueError, match="sparsity"):
-        moment_curve_attention(band(8), eps1=1.0, eps2=0.5, k=2)
+        moment_curve_attention(band(8), eps1=1.0, eps2=0.5, nnz=2)
 
 
 # ---------------------------------------------------------------------------------------------- counts
@@ -357,3 +357,9 @@ def test_operation_count_of_a_dense_lu_is_cubic():
     assert 0.5 * L**3 < c.factor < 0.8 * L**3
     # rank-deficient B (blocks of equal weights): the dense SVD's count
     assert construction_operation_count(blocks(24), 2, 1).factor == 22 * 24**3
+
+
+def test_old_keyword_k_is_nnz_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="'k' is deprecated; use 'nnz'"):
+        old = log_target(band(8), 1.0, 0.5, k=3)
+    np.testing.assert_array_equal(old, log_target(band(8), 1.0, 0.5, nnz=3))

@@ -62,10 +62,10 @@ def _stochastic(A, name="A", tol=1e-8):
     return A
 
 
-def _pair(A, B):
-    A, B = _matrix(A, "A"), _matrix(B, "B")
+def _pair(A, B, names=("A", "B")):
+    A, B = _matrix(A, names[0]), _matrix(B, names[1])
     if A.shape != B.shape:
-        raise ValueError(f"B must have the shape of A {tuple(A.shape)}, got {tuple(B.shape)}")
+        raise ValueError(f"{names[1]} must have the shape of {names[0]} {tuple(A.shape)}, got {tuple(B.shape)}")
     return A, B
 
 

@@ -180,9 +180,10 @@ def _checked_target(A, k, gamma, causal):
     A = _target(A, causal=causal)
     k_A, g_A = pattern_profile(A)
     if k is not None:
-        k = positive_int(k, "k")
+        k = positive_int(k, "nnz")
         if k_A > k:
-            raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than k = {k}")
+            raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than "
+                             f"nnz = {k}")
     if gamma is not None:
         if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
             raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
@@ -199,7 +200,8 @@ def _log_support(A, eps1, eps2):
     return sup, b
 
 
-def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
+@renamed(k="nnz")
+def log_target(A, eps1, eps2, *, nnz=None, gamma=None, causal=False):
     r"""The log-transformed target :math:`B` whose row softmax preserves the element ratios of :math:`A`.
 
     .. math::
@@ -220,8 +222,9 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
         Ratio precision: ratios of nonzeros are to be kept within a factor :math:`1 + \varepsilon_1`.
     eps2 : float in (0, 1)
         Leakage precision: an entry off the pattern is to be at most :math:`\varepsilon_2` times every entry on it.
-    k : int >= 1, optional
-        If given, ``A`` must have at most ``k`` nonzeros in every row and column.
+    nnz : int >= 1, optional
+        The sparsity :math:`k`: if given, ``A`` must have at most ``nnz`` nonzeros in every row and column (``k`` is
+        a deprecated spelling).
     gamma : float >= 1, optional
         If given, two nonzeros of a row of ``A`` may differ by at most this factor.
     causal : bool
@@ -234,7 +237,7 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
     Raises
     ------
     ValueError
-        If ``A`` breaks the sparsity (``k``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out of range.
+        If ``A`` breaks the sparsity (``nnz``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out of range.
     TypeError
         If an argument has the wrong type.
 
@@ -248,7 +251,7 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
            [0.    , 1.3863]])
     """
     eps1, eps2 = _eps(eps1, eps2)
-    A = _checked_target(A, k, gamma, _bool(causal, "causal"))
+    A = _checked_target(A, nnz, gamma, _bool(causal, "causal"))
     sup, b = _log_support(A, eps1, eps2)
     rows = np.broadcast_to(np.arange(A.shape[0])[:, None], sup.cols.shape)
     if sparse.issparse(A):
@@ -371,7 +374,8 @@ def element_ratio_error(M, A, *, causal=False):
 
 
 # ---------------------------------------------------------------------------------------------------- the bound
-def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
+@renamed(k="nnz")
+def sparse_dimension_bound(L, nnz, gamma, eps1, eps2, *, delta=0.5, causal=False):
     r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability :math:`\ge 1-\delta`.
 
     Every row of :math:`D = U\Sigma` has norm :math:`\|B_i\| \le \sqrt k\,(c + \log\gamma)` with
@@ -388,7 +392,7 @@ def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
     Parameters
     ----------
     L : int >= 1
-    k : int >= 1
+    nnz : int >= 1
     gamma : float >= 1
     eps1 : float > 0
     eps2 : float in (0, 1)
@@ -412,7 +416,7 @@ def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
     >>> sparse_dimension_bound(1024, 1, 1.0, 1.0, 0.5)
     1225
     """
-    L, k = positive_int(L, "L"), positive_int(k, "k")
+    L, k = positive_int(L, "L"), positive_int(nnz, "nnz")
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
         raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
     eps1, eps2 = _eps(eps1, eps2)
@@ -538,7 +542,8 @@ def _dims(dims, r, projection):
     return out
 
 
-def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, k=None, gamma=None, causal=False, method="auto",
+@renamed(k="nnz")
+def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma=None, causal=False, method="auto",
                      projection="orthogonal", dtype=np.float64):
     r"""Run the construction for ``draws`` independent projections at every dimension in ``dims``.
 
@@ -567,7 +572,7 @@ def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, k=None, gamma=N
     rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
     draws : int >= 1
         Number of independent projections.
-    k, gamma : optional
+    nnz, gamma : optional
         Assumptions checked on ``A`` (see :func:`log_target`).
     causal : bool
         Lower-triangular target, causally masked attention.
@@ -604,7 +609,7 @@ def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, k=None, gamma=N
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     draws = positive_int(draws, "draws")
     dtype = np.dtype(dtype_arg(dtype)).type
-    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, nnz, gamma, causal, method)
     dims = _dims(dims, prep.r, projection)
     batch = max(1, min(draws, _MAX_BATCH_ENTRIES // (prep.L * prep.L)))
     out_r, out_l = [], []
@@ -656,7 +661,8 @@ class SparseAttention(NamedTuple):
     resamples: int
 
 
-def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, k=None, gamma=None, causal=False, max_resamples=64,
+@renamed(k="nnz")
+def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, nnz=None, gamma=None, causal=False, max_resamples=64,
                                method="auto", projection="orthogonal"):
     r"""Inputs :math:`X` for fixed :math:`W_Q, W_K` such that :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` approximates ``A``.
 
@@ -674,7 +680,7 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, k=None, gamma=None
     eps1 : float > 0
     eps2 : float in (0, 1)
     rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
-    k, gamma : optional
+    nnz, gamma : optional
         Assumptions checked on ``A``.
     causal : bool
     max_resamples : int >= 1
@@ -706,7 +712,7 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, k=None, gamma=None
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     d = positive_int(d, "d")
     max_resamples = positive_int(max_resamples, "max_resamples")
-    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, nnz, gamma, causal, method)
     if projection == "orthogonal" and d > prep.r:
         raise ValueError(f"d must not exceed rank(B) = {prep.r} for an orthogonal projection, got {d}")
     for t in range(1, max_resamples + 1):
@@ -778,7 +784,8 @@ class MomentCurveAttention(NamedTuple):
     norm_product: float
 
 
-def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
+@renamed(k="nnz")
+def moment_curve_attention(A, *, eps1, eps2, nnz=None, gamma=None, causal=False):
     r"""Inputs of dimension :math:`d = 2k + 1`, for every :math:`L`, that make a fixed layer approximate ``A``.
 
     Token :math:`j` (:math:`0\le j < L`) gets the moment vector :math:`(1, j, \dots, j^{2k})`; row :math:`i` gets the
@@ -805,8 +812,8 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
         The target (see :func:`log_target`).
     eps1 : float > 0
     eps2 : float in (0, 1)
-    k, gamma : optional
-        Assumptions checked on ``A``; ``k`` also sets :math:`d = 2k + 1` (default: the largest row support).
+    nnz, gamma : optional
+        Assumptions checked on ``A``; ``nnz`` also sets :math:`d = 2\,\mathrm{nnz} + 1` (default: the largest row support).
     causal : bool
 
     Returns
@@ -829,10 +836,10 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
     """
     eps1, eps2 = _eps(eps1, eps2)
     causal = _bool(causal, "causal")
-    A = _checked_target(A, k, gamma, causal)
+    A = _checked_target(A, nnz, gamma, causal)
     L = A.shape[0]
     sup = _support(A)
-    kmax = sup.cols.shape[1] if k is None else positive_int(k, "k")
+    kmax = sup.cols.shape[1] if nnz is None else positive_int(nnz, "nnz")
     d = 2 * kmax + 1
     eta = 0.5 * math.log1p(eps1)
     limit = math.log(eps2) - eta
