@@ -117,7 +117,8 @@ def test_stabiliser_is_exact_at_any_temperature(dtype, beta, causal):
 def test_outputs_are_convex_combinations_of_values(n, d, m, log_beta, causal, chunk, seed):
     """Positive features: every output row lies in the box spanned by the value rows it may see."""
     Q, K, V = _qkv(n, d, seed=seed)
-    O = performer_attention(Q, K, V, m, rng=np.random.default_rng(seed), causal=causal, beta=10.0**log_beta, chunk=chunk)
+    O = performer_attention(Q, K, V, m, rng=np.random.default_rng(seed), causal=causal, beta=10.0**log_beta,
+                            chunk=chunk)
     assert np.isfinite(O).all()
     for i in range(n):
         seen = V[: i + 1] if causal else V
@@ -147,7 +148,8 @@ def test_linformer_equals_its_formula():
 @pytest.mark.parametrize("causal", [False, True])
 def test_array_api_strict_matches_numpy(causal):
     Q, K, V = _qkv(11, 4, seed=13)
-    a = performer_attention(*(xps.asarray(x) for x in (Q, K, V)), 8, rng=np.random.default_rng(0), causal=causal, chunk=4)
+    a = performer_attention(*(xps.asarray(x) for x in (Q, K, V)), 8, rng=np.random.default_rng(0), causal=causal,
+                            chunk=4)
     b = performer_attention(Q, K, V, 8, rng=np.random.default_rng(0), causal=causal, chunk=4)
     assert type(a).__module__.startswith("array_api_strict")
     assert np.allclose(np.asarray(xps.asarray(a, copy=True)._array), b, rtol=1e-12, atol=1e-12)

@@ -39,6 +39,11 @@ def default_backend() -> str:
     where a function creates arrays from nothing; computations on arrays
     follow their inputs.
 
+    Parameters
+    ----------
+    None
+        The choice comes from the environment only.
+
     Returns
     -------
     name : str
@@ -72,6 +77,11 @@ def default_backend() -> str:
 def default_xp() -> types.ModuleType:
     """The array module of the default backend (``numpy`` or ``cupy``).
 
+    Parameters
+    ----------
+    None
+        As :func:`default_backend`, the choice comes from the environment.
+
     Returns
     -------
     xp : module
@@ -104,6 +114,11 @@ def is_cupy(x) -> bool:
     bool
         True when the type of ``x`` comes from the ``cupy`` package.
 
+    Raises
+    ------
+    Nothing
+        Any object is a valid argument.
+
     Examples
     --------
     >>> import numpy as np
@@ -132,6 +147,11 @@ def get_array_module(*arrays) -> types.ModuleType:
     -------
     xp : module
         ``cupy`` if any argument is a CuPy object, else ``numpy``.
+
+    Raises
+    ------
+    ImportError
+        Never in practice: a CuPy object implies that ``cupy`` imports.
 
     Examples
     --------
@@ -187,19 +207,6 @@ def make_rng(seed: int, xp: types.ModuleType | None = None):
     return xp.random.default_rng(int(seed))
 
 
-def rng_module(rng) -> types.ModuleType:
-    """The array module whose arrays ``rng`` draws (NumPy or CuPy)."""
-    if isinstance(rng, np.random.Generator):
-        return np
-    if type(rng).__module__.split(".")[0] == "cupy":
-        import cupy  # noqa: PLC0415
-
-        return cupy
-    raise TypeError(
-        f"rng must be a numpy.random.Generator or cupy.random.Generator, not {type(rng).__name__}"
-    )
-
-
 def to_numpy(x):
     """``x`` as a NumPy array, copied from the device if needed.
 
@@ -213,6 +220,12 @@ def to_numpy(x):
     -------
     numpy.ndarray
         The same values; NumPy input is returned as is (no copy).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``numpy.asarray`` or ``numpy.from_dlpack`` for ``x`` (a ragged list, an array on a device without
+        DLPack export to the host).
 
     Examples
     --------

@@ -649,7 +649,8 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=
 
     Two perturbations with :math:`\|E\|_{\max} = \epsilon` are measured in the same pass: ``"random"``,
     independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[s, L_q, b]`` for row block
-    ``b``, ``s`` the integer ``rng`` or a draw from it), and ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
+    ``b``, ``s`` the integer ``rng`` or a draw from it),
+    and ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
     :math:`\ell_1` change (the keys whose mass is closest to :math:`1/(1+e^\epsilon)` get :math:`+\epsilon`).
     Rows are processed ``block`` at a time (memory O(block·L_k); no :math:`L_q\times L_k` matrix is formed),
     in ``threads`` worker threads on NumPy. Compare the results with :func:`chain_bounds`.

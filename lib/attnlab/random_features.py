@@ -268,7 +268,8 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     causal : bool
         Query ``i`` sees keys ``j <= i`` (needs ``n_q == n_k``).
     beta : float, optional
-        Inverse temperature, any finite real; ``None`` means :math:`1/\sqrt d` (:math:`q, k` scaled by :math:`d^{-1/4}`).
+        Inverse temperature, any finite real; ``None`` means :math:`1/\sqrt d` (:math:`q, k` scaled by
+        :math:`d^{-1/4}`).
     chunk : int
         Block length of the causal scan, ``>= 1``.
 

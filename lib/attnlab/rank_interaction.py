@@ -161,8 +161,8 @@ def visible_interaction_dim(Q, K, tol: float = 1e-10) -> VisibleInteraction:
 def gibbs_matrix(a, b, log_pi, beta: float = 1.0):
     r"""Weighted Gibbs rows :math:`p_i(j) \propto \pi_j e^{\beta\langle a_i,b_j\rangle}` (n × L).
 
-    With the coordinates of :func:`visible_interaction_dim` and :math:`\log\pi = \beta\,\text{key}`, β the inverse temperature, this
-    is the attention matrix :math:`\mathrm{softmax}(\beta QK^\top)`.
+    With the coordinates of :func:`visible_interaction_dim` and :math:`\log\pi = \beta\,\text{key}`, β the inverse
+    temperature, this is the attention matrix :math:`\mathrm{softmax}(\beta QK^\top)`.
 
     Parameters
     ----------

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, nonnegative_int, positive_int, positive_real, renamed
+from ._validate import nonnegative_int, positive_int, positive_real, renamed
 from .rank_certificates import _eps, _pair
 from .logits import softmax
 

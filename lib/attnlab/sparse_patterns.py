@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._validate import as_float_array, as_generator, choice, dtype_arg, flag, positive_int, renamed, rng_keyword
+from ._validate import as_float_array, as_generator, choice, dtype_arg, flag, positive_int, renamed
 
 __all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
            "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
@@ -237,7 +237,8 @@ def log_target(A, eps1, eps2, *, nnz=None, gamma=None, causal=False):
     Raises
     ------
     ValueError
-        If ``A`` breaks the sparsity (``nnz``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out of range.
+        If ``A`` breaks the sparsity (``nnz``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out
+        of range.
     TypeError
         If an argument has the wrong type.
 
@@ -813,7 +814,8 @@ def moment_curve_attention(A, *, eps1, eps2, nnz=None, gamma=None, causal=False)
     eps1 : float > 0
     eps2 : float in (0, 1)
     nnz, gamma : optional
-        Assumptions checked on ``A``; ``nnz`` also sets :math:`d = 2\,\mathrm{nnz} + 1` (default: the largest row support).
+        Assumptions checked on ``A``; ``nnz`` also sets :math:`d = 2\,\mathrm{nnz} + 1` (default: the largest row
+        support).
     causal : bool
 
     Returns

@@ -39,7 +39,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validate import flag, namespace_of, nonnegative_int, positive_int, positive_real, real, real_array
+from ._validate import flag, namespace_of, positive_int, positive_real, real, real_array
 
 __all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
            "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d"]
