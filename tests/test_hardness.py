@@ -230,9 +230,9 @@ BAD = [
      "oracle must return an array"),
     (hd.sentinel_attention, (Z22, Z32), {}, TypeError, "log_c"),
     # approximate_oracle
-    (hd.approximate_oracle, (-0.1,), {}, ValueError, "eps must be a finite number >= 0"),
-    (hd.approximate_oracle, (float("nan"),), {}, ValueError, "eps must be a finite number >= 0"),
-    (hd.approximate_oracle, (float("inf"),), {}, ValueError, "eps must be a finite number >= 0"),
+    (hd.approximate_oracle, (-0.1,), {}, ValueError, "eps must be (finite|>= 0)"),
+    (hd.approximate_oracle, (float("nan"),), {}, ValueError, "eps must be (finite|>= 0)"),
+    (hd.approximate_oracle, (float("inf"),), {}, ValueError, "eps must be (finite|>= 0)"),
     (hd.approximate_oracle, (True,), {}, TypeError, "eps must be a real number"),
     (hd.approximate_oracle, ("0.1",), {}, TypeError, "eps must be a real number"),
     (hd.approximate_oracle, (0.1,), dict(mode="nope"), ValueError, "mode must be"),

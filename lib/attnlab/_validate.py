@@ -200,6 +200,8 @@ def real(x, name: str, *, lo: float | None = None, hi: float | None = None, lo_o
         raise ValueError(f"{name} must be finite, got {x}")
     below = lo is not None and (x <= lo if lo_open else x < lo)
     above = hi is not None and (x >= hi if hi_open else x > hi)
+    if (below or above) and hi is None:
+        raise ValueError(f"{name} must be {'>' if lo_open else '>='} {lo:g}, got {x:g}")
     if below or above:
         left = "-inf" if lo is None else f"{lo:g}"
         right = "inf" if hi is None else f"{hi:g}"

@@ -17,12 +17,12 @@ and verdicts on these claims are in :mod:`attnlab.audit.hardness`.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 
-from ._validate import as_float_array, as_generator, rng_keyword, in_open_interval, positive_int, positive_real, qkv
+from ._validate import (as_float_array, as_generator, finite_real, in_open_interval, positive_int, positive_real, qkv,
+                        real, rng_keyword)
 from .exact import attention
 from .backend import get_array_module
 
@@ -240,14 +240,8 @@ def approximate_oracle(eps: float, mode: str = "adversarial", *, rng=None, thres
     >>> oracle(np.zeros((1, 1)), np.zeros((3, 1)), np.array([[1.0], [1.0], [0.0]]))   # exact 2/3, moved to 1/2
     array([[0.56666667]])
     """
-    for name, x in (("eps", eps), ("threshold", threshold)):
-        if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    eps, threshold = float(eps), float(threshold)
-    if not (eps >= 0 and math.isfinite(eps)):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"threshold must be finite, got {threshold}")
+    eps = real(eps, "eps", lo=0.0)
+    threshold = finite_real(threshold, "threshold")
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a string, not {type(mode).__name__}")
     if mode not in ("adversarial", "random", "exact"):

@@ -26,7 +26,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._validate import as_float_array, as_generator, choice, dtype_arg, flag, positive_int, renamed
+from ._validate import (as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval, positive_int,
+                        positive_real, real, renamed)
 
 __all__ = ["pattern_profile", "log_target", "element_ratio_error", "RatioError", "sparse_dimension_bound",
            "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
@@ -88,15 +89,7 @@ def _bool(x, name):
 
 
 def _eps(eps1, eps2):
-    for v, n in ((eps1, "eps1"), (eps2, "eps2")):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{n} must be a real number, not {type(v).__name__}")
-    eps1, eps2 = float(eps1), float(eps2)
-    if not (0 < eps1 < math.inf):
-        raise ValueError(f"eps1 must be a finite number > 0, got {eps1:g}")
-    if not 0 < eps2 < 1:
-        raise ValueError(f"eps2 must lie in (0, 1), got {eps2:g}")
-    return eps1, eps2
+    return positive_real(eps1, "eps1"), in_open_interval(eps2, 0.0, 1.0, "eps2")
 
 
 def _choice(x, options, name):
@@ -185,8 +178,7 @@ def _checked_target(A, k, gamma, causal):
             raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than "
                              f"nnz = {k}")
     if gamma is not None:
-        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
-            raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+        gamma = real(gamma, "gamma", lo=1.0)
         if g_A > float(gamma) * (1 + 1e-12):
             raise ValueError(f"A breaks the ratio assumption: two nonzeros of a row differ by a factor {g_A:.6g} "
                              f"> gamma = {float(gamma):g}")
@@ -418,11 +410,9 @@ def sparse_dimension_bound(L, nnz, gamma, eps1, eps2, *, delta=0.5, causal=False
     1225
     """
     L, k = positive_int(L, "L"), positive_int(nnz, "nnz")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
-        raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+    gamma = real(gamma, "gamma", lo=1.0)
     eps1, eps2 = _eps(eps1, eps2)
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < float(delta) < 1:
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    delta = in_open_interval(delta, 0.0, 1.0, "delta")
     pairs = L * (L + 1) // 2 if _bool(causal, "causal") else L * L
     tau = 0.5 * math.log1p(eps1) / (math.sqrt(k) * (math.log((1 + eps1) / eps2) + math.log(float(gamma))))
     rate = tau**2 / 4 - tau**3 / 6
