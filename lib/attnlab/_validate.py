@@ -288,8 +288,12 @@ def as_generator(rng, name: str = "rng"):
 
 
 def generator(rng, name: str = "rng"):
-    """:func:`as_generator` (kept for the callers that use this name)."""
-    return as_generator(rng, name)
+    """Check that ``rng`` is a ``numpy.random.Generator`` (the strict check of the model modules, encoder and decoder,
+    whose ``rng`` is positional and required; every other module takes SPEC 7 through :func:`as_generator`)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+                        f"not {type(rng).__name__}")
+    return rng
 
 
 def generator_module(rng):
