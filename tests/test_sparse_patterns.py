@@ -52,7 +52,7 @@ def test_exact_at_full_dimension(name, causal):
         A = np.tril(A) + np.eye(len(A)) * (np.diag(A) == 0)
     B = log_target(A, 1.0, 0.5, causal=causal)
     r = np.linalg.matrix_rank(B)
-    res = construct_sparse_attention(A, r, eps1=1.0, eps2=0.5, rng=RNG(1), causal=causal, k=k + 1, gamma=gamma)
+    res = construct_sparse_attention(A, r, eps1=1.0, eps2=0.5, rng=RNG(1), causal=causal, nnz=k + 1, gamma=gamma)
     assert res.success and res.resamples == 1
     d = res.W_Q.shape[1]
     S = res.X[:, :d] @ res.X[:, d:].T
