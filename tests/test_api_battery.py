@@ -302,5 +302,5 @@ def test_dtype_arguments_accept_every_spelling():
 
 def test_old_positional_rng_warns_and_gives_the_same_draws():
     with pytest.warns(DeprecationWarning, match="passing 'rng' by position"):
-        old = al.gaussian_projection(3, 4, rng=np.random.default_rng(0))
+        old = al.gaussian_projection(3, 4, np.random.default_rng(0))
     _same(old, al.gaussian_projection(3, 4, rng=np.random.default_rng(0)))
