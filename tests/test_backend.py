@@ -31,7 +31,7 @@ def test_get_array_module_and_rng():
     with pytest.raises(TypeError, match="seed"):
         make_rng(1.5, np)
     with pytest.raises(TypeError, match="rng must be"):
-        gaussian_projection(2, 3, np.random.RandomState(0))
+        gaussian_projection(2, 3, rng=np.random.RandomState(0))
     assert isinstance(to_numpy(np.ones(2)), np.ndarray)
 
 
@@ -56,6 +56,6 @@ def test_is_cupy_and_default_xp(monkeypatch):
 def test_cupy_types_preserved():
     import cupy
 
-    P = gaussian_projection(4, 8, make_rng(0, cupy))
+    P = gaussian_projection(4, 8, rng=make_rng(0, cupy))
     assert isinstance(P, cupy.ndarray) and get_array_module(P) is cupy
     assert isinstance(to_numpy(P), np.ndarray)

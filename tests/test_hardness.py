@@ -124,7 +124,7 @@ def test_parity_decoding_with_the_corrected_scale():
     rng = np.random.default_rng(1)
     A, Bv = _ov_sets(12, 6, rng, planted=2)
     truth = ((A @ Bv.T) == 0).any(1)
-    assert (hd.parity_decode(A, Bv, math.sqrt(math.log(2)), 24, np.random.default_rng(2)) == truth).all()
+    assert (hd.parity_decode(A, Bv, math.sqrt(math.log(2)), 24, rng=np.random.default_rng(2)) == truth).all()
     Q, K = hd.parity_instance(A, Bv, math.sqrt(math.log(2)))
     assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T))
 
@@ -137,7 +137,7 @@ def test_parity_repair_within_log2_by_duplicating_coordinates():
     Q, K = hd.parity_instance(A, Bv, s, copies=2)
     assert Q.shape == (12, 12) and max(Q.max(), K.max()) < math.log(2)
     assert np.allclose(np.exp(Q @ K.T), 2.0 ** (A @ Bv.T), rtol=1e-14)
-    assert (hd.parity_decode(A, Bv, s, 24, np.random.default_rng(2), copies=2) == truth).all()
+    assert (hd.parity_decode(A, Bv, s, 24, rng=np.random.default_rng(2), copies=2) == truth).all()
     # the printed scaling, duplicated or not, does not give powers of two
     Q1, K1 = hd.parity_instance(A, Bv, math.log(2), copies=2)
     assert not np.allclose(np.exp(Q1 @ K1.T), 2.0 ** (A @ Bv.T))
@@ -230,16 +230,16 @@ BAD = [
      "oracle must return an array"),
     (hd.sentinel_attention, (Z22, Z32), {}, TypeError, "log_c"),
     # approximate_oracle
-    (hd.approximate_oracle, (-0.1,), {}, ValueError, "eps must be a finite number >= 0"),
-    (hd.approximate_oracle, (float("nan"),), {}, ValueError, "eps must be a finite number >= 0"),
-    (hd.approximate_oracle, (float("inf"),), {}, ValueError, "eps must be a finite number >= 0"),
+    (hd.approximate_oracle, (-0.1,), {}, ValueError, "eps must be (finite|>= 0)"),
+    (hd.approximate_oracle, (float("nan"),), {}, ValueError, "eps must be (finite|>= 0)"),
+    (hd.approximate_oracle, (float("inf"),), {}, ValueError, "eps must be (finite|>= 0)"),
     (hd.approximate_oracle, (True,), {}, TypeError, "eps must be a real number"),
     (hd.approximate_oracle, ("0.1",), {}, TypeError, "eps must be a real number"),
     (hd.approximate_oracle, (0.1,), dict(mode="nope"), ValueError, "mode must be"),
     (hd.approximate_oracle, (0.1,), dict(mode=3), TypeError, "mode must be a string"),
     (hd.approximate_oracle, (0.1,), dict(mode="random"), ValueError, "needs rng"),
     (hd.approximate_oracle, (0.1,), dict(mode="random", rng=np.random.RandomState(0)), TypeError,
-     "rng must be a numpy.random.Generator"),
+     "rng must be"),
     (hd.approximate_oracle, (0.1,), dict(threshold=float("inf")), ValueError, "threshold must be finite"),
     (hd.approximate_oracle, (0.1,), dict(threshold=None), TypeError, "threshold must be a real number"),
     # rowsum_search
@@ -285,18 +285,19 @@ BAD = [
     # parity_instance
     (hd.parity_instance, (B01, B01, 1.0), dict(copies=0), ValueError, "copies must be >= 1"),
     (hd.parity_instance, (B01, B01, 1.0), dict(copies=1.5), TypeError, "copies must be an integer"),
-    (hd.parity_decode, (B01, B01, 0.5, 3, RNG), dict(copies=True), TypeError, "copies must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.5, 3), dict(rng=RNG, copies=True), TypeError, "copies must be an integer"),
     (hd.parity_instance, (B01, B01, 0.0), {}, ValueError, "scale must be a finite number > 0"),
     (hd.parity_instance, (B01, B01, "1"), {}, TypeError, "scale must be a real number"),
     (hd.parity_instance, (B01 * 3, B01, 1.0), {}, ValueError, "0/1"),
     # parity_decode
-    (hd.parity_decode, (B01, B01, 0.8, 0, RNG), {}, ValueError, "rounds must be >= 1"),
-    (hd.parity_decode, (B01, B01, 0.8, 2.0, RNG), {}, TypeError, "rounds must be an integer"),
-    (hd.parity_decode, (B01, B01, 0.8, True, RNG), {}, TypeError, "rounds must be an integer"),
-    (hd.parity_decode, (B01, B01, 0.8, 3, 0), {}, TypeError, "rng must be a numpy.random.Generator"),
-    (hd.parity_decode, (B01, B01, 0.8, 3, np.random.RandomState(0)), {}, TypeError, "rng must be"),
-    (hd.parity_decode, (np.ones((1, 2)), np.ones((40, 2)), 10.0, 3, RNG), {}, ValueError, "scale = 10 is too large"),
-    (hd.parity_decode, (B01, B01, -1.0, 3, RNG), {}, ValueError, "scale must be"),
+    (hd.parity_decode, (B01, B01, 0.8, 0), {"rng": RNG}, ValueError, "rounds must be >= 1"),
+    (hd.parity_decode, (B01, B01, 0.8, 2.0), {"rng": RNG}, TypeError, "rounds must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.8, True), {"rng": RNG}, TypeError, "rounds must be an integer"),
+    (hd.parity_decode, (B01, B01, 0.8, 3), {"rng": 0.5}, TypeError, "rng must be"),
+    (hd.parity_decode, (B01, B01, 0.8, 3), {"rng": np.random.RandomState(0)}, TypeError, "rng must be"),
+    (hd.parity_decode, (np.ones((1, 2)), np.ones((40, 2)), 10.0, 3), {"rng": RNG}, ValueError,
+     "scale = 10 is too large"),
+    (hd.parity_decode, (B01, B01, -1.0, 3), {"rng": RNG}, ValueError, "scale must be"),
     # one_sided_factorisation
     (hd.one_sided_factorisation, (Z22, Z32), dict(r=0), ValueError, "r must be >= 1"),
     (hd.one_sided_factorisation, (Z22, Z32), dict(r=3), ValueError, r"r must be at most min\(n, d\) = 2"),

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attnlab import logsumexp, softmax
+from attnlab import log_softmax, logsumexp, softmax
 from conftest import gpu
 
 
@@ -56,7 +56,7 @@ BAD = [
     (np.zeros(3), 1.5, TypeError, "axis must be an integer"),
     (np.zeros(3), True, TypeError, "axis must be an integer, not bool"),
     (np.zeros(3), "0", TypeError, "axis must be an integer"),
-    (np.zeros(3), None, TypeError, "axis must be an integer"),
+    (np.zeros(3), 1.5, TypeError, "axis must be an integer"),
     (np.array(["a", "b"]), -1, TypeError, "x must be a real floating array"),
     (np.array([True, False]), -1, TypeError, "x must be a real floating array"),
     (np.array([1 + 2j, 0j]), -1, TypeError, "x must be a real floating array"),
@@ -124,3 +124,42 @@ def test_cupy_roundtrip():
     p = softmax(x)
     assert isinstance(p, cupy.ndarray)
     np.testing.assert_allclose(p.get(), scipy.special.softmax(x.get(), axis=-1), rtol=1e-12, atol=1e-300)
+
+
+# ---------------------------------------------------------------------------------------- the scipy.special signature
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2), (2, 0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_axes_and_keepdims_as_scipy(axis, keepdims):
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)) * 30
+    np.testing.assert_allclose(softmax(x, axis=axis), scipy.special.softmax(x, axis=axis), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(log_softmax(x, axis=axis), scipy.special.log_softmax(x, axis=axis), rtol=1e-12)
+    np.testing.assert_allclose(logsumexp(x, axis=axis, keepdims=keepdims),
+                               scipy.special.logsumexp(x, axis=axis, keepdims=keepdims), rtol=1e-12)
+
+
+def test_weights_and_sign_as_scipy():
+    rng = np.random.default_rng(1)
+    x, b = rng.standard_normal((4, 6)) * 10, rng.standard_normal((4, 6))
+    got, sign = logsumexp(x, axis=1, b=b, return_sign=True)
+    ref, rsign = scipy.special.logsumexp(x, axis=1, b=b, return_sign=True)
+    np.testing.assert_allclose(got, ref, rtol=1e-10)
+    np.testing.assert_array_equal(sign, rsign)
+    np.testing.assert_allclose(logsumexp(x, b=np.abs(b)), scipy.special.logsumexp(x, axis=-1, b=np.abs(b)), rtol=1e-12)
+    with pytest.raises(ValueError, match="negative"):
+        logsumexp(np.zeros(2), b=[1.0, -2.0])
+    # weight 0 where x is -inf: that entry does not count (scipy's rule)
+    assert float(logsumexp(np.array([-np.inf, 0.0]), b=np.array([0.0, 1.0]))) == 0.0
+    with pytest.raises(ValueError, match="b of shape"):
+        logsumexp(np.zeros((2, 3)), b=np.ones(2))
+    with pytest.raises(TypeError, match="keepdims must be True or False"):
+        logsumexp(np.zeros(2), keepdims="yes")
+
+
+def test_log_softmax_keeps_tiny_probabilities():
+    x = np.array([0.0, -1000.0])
+    assert np.isneginf(np.log(softmax(x))[1]) and log_softmax(x)[1] == -1000.0
+
+
+def test_repeated_axis_names_axis():
+    with pytest.raises(ValueError, match="repeats an axis"):
+        softmax(np.zeros((2, 2)), axis=(0, 0))

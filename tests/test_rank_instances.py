@@ -14,23 +14,23 @@ def test_exported():
 
 
 def test_points_are_on_the_sphere_and_in_the_ball_and_seeded():
-    X = ins.sphere_points(500, 3, np.random.default_rng(0))
+    X = ins.sphere_points(500, 3, rng=np.random.default_rng(0))
     assert np.allclose(np.linalg.norm(X, axis=1), 1)
-    Y = ins.ball_points(500, 3, np.random.default_rng(0))
+    Y = ins.ball_points(500, 3, rng=np.random.default_rng(0))
     assert (np.linalg.norm(Y, axis=1) <= 1).all()
-    assert np.array_equal(Y, ins.ball_points(500, 3, np.random.default_rng(0)))
-    A = ins.family_attention("ball-2", 30, 20, 50.0, np.random.default_rng(1))
+    assert np.array_equal(Y, ins.ball_points(500, 3, rng=np.random.default_rng(0)))
+    A = ins.family_attention("ball-2", 30, 20, 50.0, rng=np.random.default_rng(1))
     assert A.shape == (30, 20) and np.allclose(A.sum(axis=1), 1)
 
 
 def test_noisy_head_keys_near_an_r_plane():
-    Q, K = ins.noisy_head(50, 40, 6, 2, 1e-3, np.random.default_rng(2))
+    Q, K = ins.noisy_head(50, 40, 6, 2, 1e-3, rng=np.random.default_rng(2))
     s = np.linalg.svd(K, compute_uv=False)
     assert Q.shape == (50, 6) and s[2] < 0.01 * s[1]
 
 
 def test_planted_head_at_full_visible_dimension():
-    Q, K = ins.planted_head(20, 15, 3, 3, np.random.default_rng(3))
+    Q, K = ins.planted_head(20, 15, 3, 3, rng=np.random.default_rng(3))
     assert attnlab.visible_interaction_dim(Q, K).r == 3
 
 
@@ -53,47 +53,47 @@ def test_lattice_instance_messages_certify():
 def test_sphere_cap_mass_against_monte_carlo_and_packing():
     rng = np.random.default_rng(6)
     d, beta, rho = 3, 40.0, 0.3
-    X = ins.sphere_points(400_000, d, rng)
+    X = ins.sphere_points(400_000, d, rng=rng)
     w = np.exp(beta * (X[:, 0] - 1))
     mc = w[X[:, 0] >= math.cos(rho)].sum() / w.sum()
     assert attnlab.sphere_cap_mass(d, beta, rho) == pytest.approx(mc, abs=0.01)
-    P = ins.sphere_packing(3, 0.4, 2000, rng)
+    P = ins.sphere_packing(3, 0.4, 2000, rng=rng)
     G = np.clip(P @ P.T, -1, 1) - 2 * np.eye(len(P))
     assert np.arccos(G.max()) > 0.4
 
 
 def test_sphere_lower_count_is_below_the_covering_bound_and_valid():
-    x = ins.sphere_lower_count(2, 1e3, 0.25, 5000, np.random.default_rng(7))
+    x = ins.sphere_lower_count(2, 1e3, 0.25, 5000, rng=np.random.default_rng(7))
     g = attnlab.sphere_gv_lower(2, 1e3, 0.25)
     assert x["mass"] > 0.625 and x["rho"] == pytest.approx(g["rho"]) and g["M"] <= x["M"] <= math.pi / x["rho"]
 
 
 RNG = np.random.default_rng(0)
 BAD = [  # (function, args, kwargs, exception, message naming the argument)
-    (ins.sphere_points, (0, 3, RNG), {}, ValueError, "n must be >= 1"),
-    (ins.sphere_points, (4, 2.0, RNG), {}, TypeError, "d must be an integer"),
-    (ins.sphere_points, (4, 3, 0), {}, TypeError, "rng must be a numpy.random.Generator"),
-    (ins.sphere_points, (4, 3, np.random.RandomState(0)), {}, TypeError, "rng must be a numpy.random.Generator"),
-    (ins.ball_points, (4, 0, RNG), {}, ValueError, "d must be >= 1"),
-    (ins.ball_points, (True, 3, RNG), {}, TypeError, "n must be an integer"),
-    (ins.ball_points, (4, 3, None), {}, TypeError, "rng must be"),
-    (ins.family_attention, ("cube-3", 4, 4, 1.0, RNG), {}, ValueError, "family must be"),
-    (ins.family_attention, ("sphere-x", 4, 4, 1.0, RNG), {}, ValueError, "family must be"),
-    (ins.family_attention, ("sphere-0", 4, 4, 1.0, RNG), {}, ValueError, "family must be"),
-    (ins.family_attention, (3, 4, 4, 1.0, RNG), {}, TypeError, "family must be a string"),
-    (ins.family_attention, ("sphere-3", 4, 0, 1.0, RNG), {}, ValueError, "n_keys"),
-    (ins.family_attention, ("sphere-3", 4, 4, -1.0, RNG), {}, ValueError, "beta"),
-    (ins.family_attention, ("sphere-3", 4, 4, 1e309, RNG), {}, ValueError, "beta"),
-    (ins.family_attention, ("sphere-3", 4, 4, 1.0, "rng"), {}, TypeError, "rng"),
-    (ins.planted_head, (4, 4, 3, 4, RNG), {}, ValueError, r"r must lie in \[0, d\]"),
-    (ins.planted_head, (4, 4, 3, -1, RNG), {}, ValueError, "r must be >= 0"),
-    (ins.planted_head, (4, 4, 3, 1, RNG), dict(hidden=float("nan")), ValueError, "hidden"),
-    (ins.planted_head, (4, 4, 3, 1, RNG), dict(radius="1"), TypeError, "radius"),
-    (ins.planted_head, (4, 4, 3, 1, 7), {}, TypeError, "rng"),
-    (ins.noisy_head, (4, 4, 3, 0, 0.1, RNG), {}, ValueError, "r must be >= 1"),
-    (ins.noisy_head, (4, 4, 3, 5, 0.1, RNG), {}, ValueError, r"r must lie in \[1, d\]"),
-    (ins.noisy_head, (4, 4, 3, 1, -0.1, RNG), {}, ValueError, "sigma"),
-    (ins.noisy_head, (4, 4, 3, 1, 0.1, None), {}, TypeError, "rng"),
+    (ins.sphere_points, (0, 3), {"rng": RNG}, ValueError, "n must be >= 1"),
+    (ins.sphere_points, (4, 2.0), {"rng": RNG}, TypeError, "d must be an integer"),
+    (ins.sphere_points, (4, 3), {"rng": 1.5}, TypeError, "rng must be"),
+    (ins.sphere_points, (4, 3), {"rng": np.random.RandomState(0)}, TypeError, "rng must be"),
+    (ins.ball_points, (4, 0), {"rng": RNG}, ValueError, "d must be >= 1"),
+    (ins.ball_points, (True, 3), {"rng": RNG}, TypeError, "n must be an integer"),
+    (ins.ball_points, (4, 3), {"rng": "0"}, TypeError, "rng must be"),
+    (ins.family_attention, ("cube-3", 4, 4, 1.0), {"rng": RNG}, ValueError, "family must be"),
+    (ins.family_attention, ("sphere-x", 4, 4, 1.0), {"rng": RNG}, ValueError, "family must be"),
+    (ins.family_attention, ("sphere-0", 4, 4, 1.0), {"rng": RNG}, ValueError, "family must be"),
+    (ins.family_attention, (3, 4, 4, 1.0), {"rng": RNG}, TypeError, "family must be a string"),
+    (ins.family_attention, ("sphere-3", 4, 0, 1.0), {"rng": RNG}, ValueError, "n_keys"),
+    (ins.family_attention, ("sphere-3", 4, 4, -1.0), {"rng": RNG}, ValueError, "beta"),
+    (ins.family_attention, ("sphere-3", 4, 4, 1e309), {"rng": RNG}, ValueError, "beta"),
+    (ins.family_attention, ("sphere-3", 4, 4, 1.0), {"rng": "rng"}, TypeError, "rng"),
+    (ins.planted_head, (4, 4, 3, 4), {"rng": RNG}, ValueError, r"r must lie in \[0, d\]"),
+    (ins.planted_head, (4, 4, 3, -1), {"rng": RNG}, ValueError, "r must be >= 0"),
+    (ins.planted_head, (4, 4, 3, 1), dict(rng=RNG, hidden=float("nan")), ValueError, "hidden"),
+    (ins.planted_head, (4, 4, 3, 1), dict(rng=RNG, radius="1"), TypeError, "radius"),
+    (ins.planted_head, (4, 4, 3, 1), {"rng": 7.5}, TypeError, "rng"),
+    (ins.noisy_head, (4, 4, 3, 0, 0.1), {"rng": RNG}, ValueError, "r must be >= 1"),
+    (ins.noisy_head, (4, 4, 3, 5, 0.1), {"rng": RNG}, ValueError, r"r must lie in \[1, d\]"),
+    (ins.noisy_head, (4, 4, 3, 1, -0.1), {"rng": RNG}, ValueError, "sigma"),
+    (ins.noisy_head, (4, 4, 3, 1, 0.1), {"rng": "0"}, TypeError, "rng"),
     (ins.lattice_instance, (2, 3.0, 1.2), {}, ValueError, "eps must be < 1"),
     (ins.lattice_instance, (2, 3.0, 2.5), {}, ValueError, "eps"),
     (ins.lattice_instance, (0, 3.0, 0.5), {}, ValueError, "d must be >= 1"),
@@ -101,15 +101,15 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (ins.lattice_instance, (2, 3.0, 0.5), dict(margin=-1), ValueError, "margin"),
     (ins.lattice_materialised, (2, 3.0, 0.5), dict(margin=1.5), TypeError, "margin"),
     (ins.lattice_materialised, (2.0, 3.0, 0.5), {}, TypeError, "d must be an integer"),
-    (ins.sphere_packing, (3, 0.0, 10, RNG), {}, ValueError, "angle"),
-    (ins.sphere_packing, (3, 4.0, 10, RNG), {}, ValueError, "angle"),
-    (ins.sphere_packing, (3, 0.5, 0, RNG), {}, ValueError, "n_candidates"),
-    (ins.sphere_packing, (3, 0.5, 10, 1), {}, TypeError, "rng"),
-    (ins.sphere_lower_count, (1, 10.0, 0.5, 10, RNG), {}, ValueError, "d must be >= 2"),
-    (ins.sphere_lower_count, (3, -1.0, 0.5, 10, RNG), {}, ValueError, "beta"),
-    (ins.sphere_lower_count, (3, 10.0, 1.5, 10, RNG), {}, ValueError, "eps must be < 1"),
-    (ins.sphere_lower_count, (3, 10.0, 0.5, 10.0, RNG), {}, TypeError, "n_candidates"),
-    (ins.sphere_lower_count, (3, 10.0, 0.5, 10, None), {}, TypeError, "rng"),
+    (ins.sphere_packing, (3, 0.0, 10), {"rng": RNG}, ValueError, "angle"),
+    (ins.sphere_packing, (3, 4.0, 10), {"rng": RNG}, ValueError, "angle"),
+    (ins.sphere_packing, (3, 0.5, 0), {"rng": RNG}, ValueError, "n_candidates"),
+    (ins.sphere_packing, (3, 0.5, 10), {"rng": 1.5}, TypeError, "rng"),
+    (ins.sphere_lower_count, (1, 10.0, 0.5, 10), {"rng": RNG}, ValueError, "d must be >= 2"),
+    (ins.sphere_lower_count, (3, -1.0, 0.5, 10), {"rng": RNG}, ValueError, "beta"),
+    (ins.sphere_lower_count, (3, 10.0, 1.5, 10), {"rng": RNG}, ValueError, "eps must be < 1"),
+    (ins.sphere_lower_count, (3, 10.0, 0.5, 10.0), {"rng": RNG}, TypeError, "n_candidates"),
+    (ins.sphere_lower_count, (3, 10.0, 0.5, 10), {"rng": "0"}, TypeError, "rng"),
 ]
 
 

@@ -87,7 +87,7 @@ def test_gv_lower_is_the_covering_count():
 def test_gv_lower_below_an_explicit_packing_on_s2():
     rng = np.random.default_rng(3)
     x = rs.sphere_gv_lower(3, 300.0, 0.25)
-    P = attnlab.sphere_packing(3, 2 * x["rho"], 40_000, rng)  # a greedy packing from dense candidates, nearly maximal
+    P = attnlab.sphere_packing(3, 2 * x["rho"], 40_000, rng=rng)  # a greedy packing from dense candidates
     assert x["M"] <= P.shape[0]
 
 

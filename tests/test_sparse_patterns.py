@@ -53,7 +53,7 @@ def test_exact_at_full_dimension(name, causal):
         A = np.tril(A) + np.eye(len(A)) * (np.diag(A) == 0)
     B = log_target(A, 1.0, 0.5, causal=causal)
     r = np.linalg.matrix_rank(B)
-    res = construct_sparse_attention(A, r, eps1=1.0, eps2=0.5, rng=RNG(1), causal=causal, k=k + 1, gamma=gamma)
+    res = construct_sparse_attention(A, r, eps1=1.0, eps2=0.5, rng=RNG(1), causal=causal, nnz=k + 1, gamma=gamma)
     assert res.success and res.resamples == 1
     d = res.W_Q.shape[1]
     S = res.X[:, :d] @ res.X[:, d:].T
@@ -168,9 +168,9 @@ BAD = [
     (lambda: log_target(-P8, **GOOD), ValueError, "A"),
     (lambda: log_target(np.full((2, 2), np.nan), **GOOD), ValueError, "A"),
     (lambda: log_target(np.zeros((3, 3)), **GOOD), ValueError, "A"),
-    (lambda: log_target(P8.astype(np.float16), **GOOD), TypeError, "A"),
+    (lambda: log_target(P8 > 0, **GOOD), TypeError, "A"),
     (lambda: log_target("x", **GOOD), TypeError, "A"),
-    (lambda: log_target(band(8), k=2, **GOOD), ValueError, "k"),
+    (lambda: log_target(band(8), nnz=2, **GOOD), ValueError, "nnz"),
     (lambda: log_target(band(8), gamma=1.5, **GOOD), ValueError, "gamma"),
     (lambda: log_target(band(8), gamma=0.5, **GOOD), ValueError, "gamma"),
     (lambda: log_target(band(8), causal=True, **GOOD), ValueError, "lower-triangular"),
@@ -185,8 +185,8 @@ BAD = [
     (lambda: element_ratio_error(np.full((2, 2), np.inf), np.eye(2)), ValueError, "M"),
     (lambda: element_ratio_error(np.ones((2, 2)), np.zeros((2, 2))), ValueError, "A"),
     (lambda: sparse_dimension_bound(0, 1, 1.0, 1.0, 0.5), ValueError, "L"),
-    (lambda: sparse_dimension_bound(10, 0, 1.0, 1.0, 0.5), ValueError, "k"),
-    (lambda: sparse_dimension_bound(10, 1.5, 1.0, 1.0, 0.5), TypeError, "k"),
+    (lambda: sparse_dimension_bound(10, 0, 1.0, 1.0, 0.5), ValueError, "nnz"),
+    (lambda: sparse_dimension_bound(10, 1.5, 1.0, 1.0, 0.5), TypeError, "nnz"),
     (lambda: sparse_dimension_bound(10, 1, 0.5, 1.0, 0.5), ValueError, "gamma"),
     (lambda: sparse_dimension_bound(10, 1, 1.0, 1.0, 0.5, delta=1.0), ValueError, "delta"),
     (lambda: construct_sparse_attention(P8, 0, rng=RNG(0), **GOOD), ValueError, "d"),
@@ -194,17 +194,17 @@ BAD = [
     (lambda: construct_sparse_attention(P8, True, rng=RNG(0), **GOOD), TypeError, "d"),
     (lambda: construct_sparse_attention(P8, 2.0, rng=RNG(0), **GOOD), TypeError, "d"),
     (lambda: construct_sparse_attention(P8, 9, rng=RNG(0), **GOOD), ValueError, "d"),
-    (lambda: construct_sparse_attention(P8, 4, rng=42, **GOOD), TypeError, "rng"),
+    (lambda: construct_sparse_attention(P8, 4, rng=4.2, **GOOD), TypeError, "rng"),
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), max_resamples=0, **GOOD), ValueError, "max_resamples"),
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), method="qr", **GOOD), ValueError, "method"),
     (lambda: construct_sparse_attention(P8, 4, rng=RNG(0), projection="x", **GOOD), ValueError, "projection"),
-    (lambda: construct_sparse_attention(band(8), 4, rng=RNG(0), k=1, **GOOD), ValueError, "k"),
+    (lambda: construct_sparse_attention(band(8), 4, rng=RNG(0), nnz=1, **GOOD), ValueError, "nnz"),
     (lambda: resample_success(P8, [], rng=RNG(0), **GOOD), ValueError, "dims"),
     (lambda: resample_success(P8, [4, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
     (lambda: resample_success(P8, [0, 2], rng=RNG(0), **GOOD), ValueError, "dims"),
     (lambda: resample_success(P8, ["a"], rng=RNG(0), **GOOD), TypeError, "dims"),
     (lambda: resample_success(P8, [2], rng=RNG(0), draws=0, **GOOD), ValueError, "draws"),
-    (lambda: resample_success(P8, [2], rng=RNG(0), dtype=np.float16, **GOOD), TypeError, "dtype"),
+    (lambda: resample_success(P8, [2], rng=RNG(0), dtype=np.float16, **GOOD), ValueError, "dtype"),
     (lambda: resample_success(P8, [2], rng=np.random.RandomState(0), **GOOD), TypeError, "rng"),
 ]
 
@@ -335,7 +335,7 @@ def test_packing_and_moment_bad_input():
     with pytest.raises(ValueError, match="eps2"):
         packing_dimension_bound(10, 1.0, 1.0)
     with pytest.raises(ValueError, match="sparsity"):
-        moment_curve_attention(band(8), eps1=1.0, eps2=0.5, k=2)
+        moment_curve_attention(band(8), eps1=1.0, eps2=0.5, nnz=2)
 
 
 # ---------------------------------------------------------------------------------------------- counts
@@ -372,3 +372,9 @@ def test_failure_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstructionFailedWarning)
         assert construct_sparse_attention(A, 64, eps1=1.0, eps2=0.5, rng=RNG(0)).success
+
+
+def test_old_keyword_k_is_nnz_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="'k' is deprecated; use 'nnz'"):
+        old = log_target(band(8), 1.0, 0.5, k=3)
+    np.testing.assert_array_equal(old, log_target(band(8), 1.0, 0.5, nnz=3))

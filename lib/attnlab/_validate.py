@@ -1,22 +1,40 @@
-"""Input validation at the public boundary: clear errors that name the argument.
+"""Input validation at the public boundary: one layer, one policy, errors that name the argument.
 
-Two families: the NumPy/CuPy validators (:func:`as_float_array`, :func:`qkv`, …) used by most modules, and the
-array-API-generic ones (:func:`namespace_of`, :func:`floating_array`, :func:`axis_index`, :func:`finite_real`,
-:func:`flag`) that the backend-generic core (softmax, attention) uses: they take the array namespace from the
-inputs through ``array-api-compat`` and use only calls of the array API standard.
+Every public function of :mod:`attnlab` checks its arguments here, so the same input means the same thing
+everywhere (the policy is written on the book's Conventions page):
+
+* **arrays** (:func:`real_array`; :func:`floating_array`, :func:`as_float_array`, :func:`qkv` are its spellings for
+  the callers that already use them): anything ``xp.asarray`` reads (NumPy, CuPy, any array-API library through
+  ``array-api-compat``; Python lists and tuples are read as NumPy); float32 and float64 are kept, float16 is computed
+  in float32, other real floating types (NumPy's longdouble) in float64, integers are converted to float64;
+  **bool and complex are rejected** (``TypeError``); NaN and inf raise ``ValueError`` (``-inf`` only where a function
+  documents it as a mask); a wrong number of dimensions or an empty axis raises ``ValueError``;
+* **integers** (:func:`integer`, :func:`positive_int`, :func:`nonnegative_int`): Python or NumPy integers, never
+  ``bool`` or a float with an integral value;
+* **reals** (:func:`real`, :func:`finite_real`, :func:`positive_real`, :func:`in_open_interval`): Python or NumPy
+  reals, never ``bool``; finite unless a function says otherwise;
+* **dtype arguments** (:func:`dtype_arg`): ``np.float32``, ``np.dtype("float32")`` and ``"float32"`` alike;
+* **randomness** (:func:`as_generator`): SciPy's SPEC 7 — ``None``, an int, a ``SeedSequence``, a ``BitGenerator``
+  or a ``Generator`` (a CuPy generator passes through as is);
+* **renamed arguments** (:func:`renamed`, :func:`rng_keyword`): an old spelling keeps working with a
+  ``DeprecationWarning`` that names the new one.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
+import warnings
 
 import array_api_compat
 import array_api_compat.numpy  # noqa: F401  (imported now, not inside the first call: it would count in its memory and time)
 import numpy as np
 
-from .backend import get_array_module
+_NP = array_api_compat.array_namespace(np.empty(0))
 
 
+# --------------------------------------------------------------------------- arrays
 def namespace_of(**arrays):
     """The array namespace (``array-api-compat``) shared by the array arguments, named by keyword.
 
@@ -25,7 +43,7 @@ def namespace_of(**arrays):
     """
     found = {k: a for k, a in arrays.items() if array_api_compat.is_array_api_obj(a)}
     if not found:
-        return array_api_compat.array_namespace(np.empty(0))
+        return _NP
     try:
         return array_api_compat.array_namespace(*found.values())
     except TypeError as exc:
@@ -33,19 +51,36 @@ def namespace_of(**arrays):
         raise TypeError(f"{', '.join(found)} must be arrays of one library, got {kinds}") from exc
 
 
-def floating_array(x, name: str, xp, *, ndim: int | None = None, allow_neg_inf: bool = False):
-    """``x`` as a real floating array of namespace ``xp``, checked; errors name ``name``.
+def real_array(x, name: str, xp=None, *, ndim=None, nonempty: bool = False, finite: bool = True,
+               allow_neg_inf: bool = False):
+    """``x`` as a real floating array, checked against the policy of this module; every error names ``name``.
 
-    Dtype policy: float32 and float64 are kept; float16 is computed in float32 (other real floating dtypes, such
-    as NumPy's longdouble, in float64); integers are converted to float64; bool, complex and anything else raise
-    ``TypeError``. NaN or +inf (and -inf unless ``allow_neg_inf``) raise ``ValueError``; so does a number of
-    dimensions other than ``ndim`` (when given).
+    Parameters
+    ----------
+    x : array_like
+        An array of any array-API library, or anything ``xp.asarray`` reads (lists, tuples, scalars).
+    name : str
+        The caller's argument name, used in every message.
+    xp : namespace, optional
+        The array namespace to read non-arrays with (default: the namespace of ``x``, NumPy for lists).
+    ndim : int or tuple of int, optional
+        The allowed number(s) of dimensions.
+    nonempty : bool
+        Whether every axis must be of positive length.
+    finite : bool
+        Whether NaN and inf are rejected (``ValueError``).
+    allow_neg_inf : bool
+        With ``finite``: ``-inf`` is allowed (a masked logit); NaN and ``+inf`` are still rejected.
     """
     if not array_api_compat.is_array_api_obj(x):
+        if xp is None:
+            xp = _NP
         try:
             x = xp.asarray(x)
-        except Exception as exc:  # ragged lists, objects: not an array
+        except Exception as exc:  # ragged lists, strings, objects: not an array of numbers
             raise TypeError(f"{name} must be an array of real numbers, not {type(x).__name__}") from exc
+    elif xp is None:
+        xp = array_api_compat.array_namespace(x)
     dt = x.dtype
     try:
         kind = next(k for k in ("bool", "integral", "real floating", "complex floating") if xp.isdtype(dt, k))
@@ -58,17 +93,52 @@ def floating_array(x, name: str, xp, *, ndim: int | None = None, allow_neg_inf: 
             x = xp.astype(x, xp.float32)
         elif dt not in (xp.float32, xp.float64):
             x = xp.astype(x, xp.float64)
+    elif kind == "bool":
+        raise TypeError(f"{name} must be a real floating array, not dtype bool (convert it: {name}.astype(float))")
     else:
         raise TypeError(f"{name} must be a real floating array (float32 or float64), got dtype {dt}")
-    if ndim is not None and x.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(x.shape)}")
-    if math.prod(x.shape):
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, numbers.Integral) else tuple(ndim)
+        if x.ndim not in allowed:
+            want = f"{allowed[0]}" if len(allowed) == 1 else " or ".join(map(str, allowed))
+            raise ValueError(f"{name} must be {want}-dimensional, got shape {tuple(x.shape)}")
+    if nonempty and 0 in tuple(x.shape):
+        raise ValueError(f"{name} must have positive dimensions, got shape {tuple(x.shape)}")
+    if finite and math.prod(x.shape):
         if allow_neg_inf:
             if bool(xp.any(xp.isnan(x))) or bool(xp.any(x == xp.inf)):
                 raise ValueError(f"{name} contains NaN or +inf")
         elif not bool(xp.all(xp.isfinite(x))):
             raise ValueError(f"{name} contains NaN or inf")
     return x
+
+
+def floating_array(x, name: str, xp, *, ndim: int | None = None, allow_neg_inf: bool = False):
+    """:func:`real_array` in the namespace ``xp`` (the spelling of the backend-generic core)."""
+    return real_array(x, name, xp, ndim=ndim, allow_neg_inf=allow_neg_inf)
+
+
+def as_float_array(x, name: str, *, ndim: int | None = None, allow_neg_inf: bool = False, nonempty: bool = False):
+    """:func:`real_array` in the namespace of ``x`` (NumPy for lists): the spelling of the NumPy/CuPy modules."""
+    return real_array(x, name, ndim=ndim, allow_neg_inf=allow_neg_inf, nonempty=nonempty)
+
+
+def same_width(a, b, names: str, axis: int = 1, what: str = "width d"):
+    """``ValueError`` unless ``a`` and ``b`` agree along ``axis``; ``names`` is ``"Q and K"``."""
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"{names} must have the same {what}, got {a.shape[axis]} and {b.shape[axis]}")
+
+
+def qkv(Q, K, V, xp=None):
+    """Queries (L_q, d), keys (L_k, d) and values (L_k, d_v): 2-D, finite, non-empty, one array library."""
+    if xp is None:
+        xp = namespace_of(Q=Q, K=K, V=V)
+    Q = real_array(Q, "Q", xp, ndim=2, nonempty=True)
+    K = real_array(K, "K", xp, ndim=2, nonempty=True)
+    V = real_array(V, "V", xp, ndim=2, nonempty=True)
+    same_width(Q, K, "Q and K")
+    same_width(K, V, "K and V", axis=0, what="number of rows")
+    return Q, K, V
 
 
 def axis_index(axis, ndim: int, shape, array_name: str, name: str = "axis") -> int:
@@ -81,14 +151,95 @@ def axis_index(axis, ndim: int, shape, array_name: str, name: str = "axis") -> i
     return int(axis) % ndim
 
 
-def finite_real(x, name: str) -> float:
-    """Check that ``x`` is a finite real number (not bool) and return it as a float."""
+def axes_tuple(axis, ndim: int, shape, array_name: str, name: str = "axis") -> tuple[int, ...]:
+    """``axis`` (None, an integer or a tuple of distinct integers) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        out = tuple(axis_index(a, ndim, shape, array_name, name) for a in axis)
+        if len(set(out)) != len(out):
+            raise ValueError(f"{name}={axis} repeats an axis of {array_name}")
+        return tuple(sorted(out))
+    return (axis_index(axis, ndim, shape, array_name, name),)
+
+
+# --------------------------------------------------------------------------- scalars
+def _is_int(n) -> bool:
+    return isinstance(n, numbers.Integral) and not isinstance(n, (bool, np.bool_))
+
+
+def integer(n, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
+    """Check that ``n`` is an integer (Python or NumPy, not bool) in ``[lo, hi]`` and return it as an int."""
+    if not _is_int(n):
+        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
+    n = int(n)
+    if lo is not None and n < lo:
+        raise ValueError(f"{name} must be >= {lo}, got {n}")
+    if hi is not None and n > hi:
+        raise ValueError(f"{name} must be <= {hi}, got {n}")
+    return n
+
+
+def positive_int(n, name: str) -> int:
+    """Check that ``n`` is an integer >= 1."""
+    return integer(n, name, lo=1)
+
+
+def nonnegative_int(n, name: str) -> int:
+    """Check that ``n`` is an integer >= 0 (bool is not an integer)."""
+    return integer(n, name, lo=0)
+
+
+def real(x, name: str, *, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
+         hi_open: bool = False, finite: bool = True) -> float:
+    """Check that ``x`` is a real number (not bool) in the given interval and return it as a float."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
     x = float(x)
-    if not math.isfinite(x):
+    if math.isnan(x) or (finite and math.isinf(x)):
         raise ValueError(f"{name} must be finite, got {x}")
+    below = lo is not None and (x <= lo if lo_open else x < lo)
+    above = hi is not None and (x >= hi if hi_open else x > hi)
+    if (below or above) and hi is None:
+        raise ValueError(f"{name} must be {'>' if lo_open else '>='} {lo:g}, got {x:g}")
+    if below or above:
+        left = "-inf" if lo is None else f"{lo:g}"
+        right = "inf" if hi is None else f"{hi:g}"
+        interval = f"{'(' if lo_open or lo is None else '['}{left}, {right}{')' if hi_open or hi is None else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {x:g}")
     return x
+
+
+def finite_real(x, name: str) -> float:
+    """Check that ``x`` is a finite real number (not bool) and return it as a float."""
+    return real(x, name)
+
+
+def positive_real(x, name: str) -> float:
+    """Check that ``x`` is a finite real number > 0."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
+    x = float(x)
+    if not (x > 0 and x < math.inf):
+        raise ValueError(f"{name} must be a finite number > 0, got {x:g}")
+    return x
+
+
+def in_open_interval(x, lo: float, hi: float, name: str) -> float:
+    """Check that ``x`` is a real number in (lo, hi)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
+    x = float(x)
+    if not lo < x < hi:
+        raise ValueError(f"{name} must lie in ({lo:g}, {hi:g}), got {x:g}")
+    return x
+
+
+def beta_arg(beta, name: str = "beta", *, default=None) -> float:
+    """The inverse temperature: any finite real (negative allowed); ``None`` gives ``default``."""
+    if beta is None and default is not None:
+        return float(default)
+    return real(beta, name)
 
 
 def flag(x, name: str) -> bool:
@@ -98,96 +249,106 @@ def flag(x, name: str) -> bool:
     return bool(x)
 
 
-def as_float_array(x, name: str, *, ndim: int | None = None, allow_neg_inf: bool = False):
-    """Check that ``x`` is a real floating array (NumPy or CuPy) and return it.
+def choice(x, options, name: str):
+    """Check that ``x`` is one of the strings ``options``."""
+    if not isinstance(x, str) or x not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {x!r}")
+    return x
 
-    Integer arrays are promoted to float64; NaN or +Inf (and -Inf unless
-    ``allow_neg_inf``) raise ``ValueError`` naming ``name``.
+
+def dtype_arg(dtype, name: str = "dtype", allowed=("float32", "float64")) -> str:
+    """A floating dtype given as ``np.float32``, ``np.dtype("float32")`` or ``"float32"``: its name, checked."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be a dtype such as 'float32' or np.float64, not {type(dtype).__name__}") from exc
+    if dtype is None or dt.name not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {dtype!r}")
+    return dt.name
+
+
+# --------------------------------------------------------------------------- randomness (SPEC 7)
+def as_generator(rng, name: str = "rng"):
+    """A random ``Generator`` from what SciPy's SPEC 7 accepts.
+
+    ``None`` (fresh OS entropy), an integer >= 0, a ``numpy.random.SeedSequence`` or ``BitGenerator`` give
+    ``numpy.random.default_rng(rng)``; a NumPy or CuPy ``Generator`` is returned as is. ``bool``, floats,
+    ``RandomState`` and anything else raise ``TypeError`` naming ``name``.
     """
-    xp = get_array_module(x)
-    if not hasattr(x, "dtype"):
-        try:
-            x = xp.asarray(x)
-        except Exception as exc:  # ragged lists and the like
-            raise TypeError(f"{name} must be an array, not {type(x).__name__}") from exc
-    if x.dtype.kind in "biu":
-        x = x.astype(xp.float64)
-    elif x.dtype.kind != "f":
-        raise TypeError(f"{name} must be a real floating array, got dtype {x.dtype}")
-    if ndim is not None and x.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(x.shape)}")
-    if x.size:
-        if allow_neg_inf:
-            bad = bool(xp.isnan(x).any()) or bool(xp.isposinf(x).any())
-            what = "NaN or +inf"
-        else:
-            bad = not bool(xp.isfinite(x).all())
-            what = "NaN or inf"
-        if bad:
-            raise ValueError(f"{name} contains {what}")
-    return x
-
-
-def positive_int(n, name: str) -> int:
-    """Check that ``n`` is an integer >= 1."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"{name} must be >= 1, got {n}")
-    return int(n)
-
-
-def in_open_interval(x, lo: float, hi: float, name: str) -> float:
-    """Check that ``x`` is a real number in (lo, hi)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    x = float(x)
-    if not lo < x < hi:
-        raise ValueError(f"{name} must lie in ({lo:g}, {hi:g}), got {x:g}")
-    return x
-
-
-def positive_real(x, name: str) -> float:
-    """Check that ``x`` is a finite real number > 0."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    x = float(x)
-    if not (x > 0 and x < float("inf")):
-        raise ValueError(f"{name} must be a finite number > 0, got {x:g}")
-    return x
-
-
-def qkv(Q, K, V):
-    """Check queries (L_q, d), keys (L_k, d) and values (L_k, d_v): 2-D, finite, non-empty, one array type."""
-    Q = as_float_array(Q, "Q", ndim=2)
-    K = as_float_array(K, "K", ndim=2)
-    V = as_float_array(V, "V", ndim=2)
-    if len({type(a) for a in (Q, K, V)}) != 1:
-        raise TypeError("Q, K and V must all be NumPy arrays or all CuPy arrays")
-    for name, a in (("Q", Q), ("K", K), ("V", V)):
-        if 0 in a.shape:
-            raise ValueError(f"{name} must have positive dimensions, got shape {tuple(a.shape)}")
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
-    if K.shape[0] != V.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
-    return Q, K, V
-
-
-def nonnegative_int(n, name: str) -> int:
-    """Check that ``n`` is an integer >= 0 (bool is not an integer)."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"{name} must be >= 0, got {n}")
-    return int(n)
+    if isinstance(rng, np.random.Generator) or type(rng).__module__.split(".")[0] == "cupy":
+        return rng
+    if rng is None or isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
+    if _is_int(rng):
+        if rng < 0:
+            raise ValueError(f"{name} must be a non-negative integer seed, got {int(rng)}")
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"{name} must be None, an int, a numpy.random.SeedSequence, BitGenerator or Generator, "
+                    f"not {type(rng).__name__}")
 
 
 def generator(rng, name: str = "rng"):
-    """Check that ``rng`` is a ``numpy.random.Generator`` (``numpy.random.default_rng(seed)``)."""
-    import numpy as np  # noqa: PLC0415
-
+    """Check that ``rng`` is a ``numpy.random.Generator`` (the strict check of the model modules, encoder and decoder,
+    whose ``rng`` is positional and required; every other module takes SPEC 7 through :func:`as_generator`)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
                         f"not {type(rng).__name__}")
     return rng
+
+
+def generator_module(rng):
+    """The array module (``numpy`` or ``cupy``) whose arrays the generator ``rng`` draws."""
+    if type(rng).__module__.split(".")[0] == "cupy":
+        import cupy  # noqa: PLC0415
+
+        return cupy
+    return np
+
+
+# --------------------------------------------------------------------------- renamed arguments
+def _warn(old: str, new: str, fun: str):
+    warnings.warn(f"{fun}: the argument {old!r} is deprecated; use {new!r}", DeprecationWarning, stacklevel=3)
+
+
+def renamed(**old_to_new):
+    """Decorator: keyword ``old=`` keeps working as ``new=`` with a ``DeprecationWarning`` (both at once: TypeError)."""
+    def deco(fun):
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{fun.__name__}() got both {old!r} (deprecated) and {new!r}")
+                    _warn(old, new, fun.__name__)
+                    kwargs[new] = kwargs.pop(old)
+            return fun(*args, **kwargs)
+        wrapper.__renamed__ = {**getattr(fun, "__renamed__", {}), **old_to_new}
+        return wrapper
+    return deco
+
+
+def rng_keyword(n_positional: int, names=("rng",)):
+    """Decorator: arguments that became keyword-only (``rng`` and the ones after it) keep working positionally.
+
+    A call with more than ``n_positional`` positional arguments passes the extra ones as ``names`` (in order),
+    with a ``DeprecationWarning``.
+    """
+    def deco(fun):
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_positional:
+                extra = args[n_positional:]
+                if len(extra) > len(names):
+                    raise TypeError(f"{fun.__name__}() takes {n_positional} positional arguments "
+                                    f"(then {', '.join(names)} by keyword), got {len(args)}")
+                for nm, val in zip(names, extra):
+                    if nm in kwargs:
+                        raise TypeError(f"{fun.__name__}() got multiple values for argument {nm!r}")
+                    warnings.warn(f"{fun.__name__}: passing {nm!r} by position is deprecated; pass {nm}=…",
+                                  DeprecationWarning, stacklevel=2)
+                    kwargs[nm] = val
+                args = args[:n_positional]
+            return fun(*args, **kwargs)
+        wrapper.__signature__ = inspect.signature(fun)
+        return wrapper
+    return deco

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._validate import as_float_array, positive_int, positive_real
+from ._validate import as_float_array, nonnegative_int, positive_int, positive_real
 from .backend import to_numpy
 
 __all__ = ["SupResult", "sup_ratio"]
@@ -149,10 +149,7 @@ def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: in
     if 0 in x0.shape:
         raise ValueError(f"x0 must have at least one start and one coordinate, got shape {x0.shape}")
     maxiter = positive_int(maxiter, "maxiter")
-    if isinstance(polish, bool) or not isinstance(polish, (int, np.integer)):
-        raise TypeError(f"polish must be an integer, not {type(polish).__name__}")
-    if polish < 0:
-        raise ValueError(f"polish must be an integer >= 0, got {polish!r}")
+    polish = nonnegative_int(polish, "polish")
     fd_step = positive_real(fd_step, "fd_step")
     n, dim = x0.shape
     bnds = _bounds_array(bounds, x0.shape)

@@ -42,7 +42,7 @@ def default_backend() -> str:
     Parameters
     ----------
     None
-        The choice comes from the environment variable ``ATTNLAB_BACKEND``, read at each call.
+        The choice comes from the environment only.
 
     Returns
     -------
@@ -80,7 +80,7 @@ def default_xp() -> types.ModuleType:
     Parameters
     ----------
     None
-        The choice is :func:`default_backend`'s (the environment variable ``ATTNLAB_BACKEND``).
+        As :func:`default_backend`, the choice comes from the environment.
 
     Returns
     -------
@@ -118,8 +118,8 @@ def is_cupy(x) -> bool:
 
     Raises
     ------
-    None
-        Any object is accepted; what is not a CuPy object gives False.
+    Nothing
+        Any object is a valid argument.
 
     Examples
     --------
@@ -154,6 +154,11 @@ def get_array_module(*arrays) -> types.ModuleType:
     ------
     None
         Any objects are accepted; only CuPy objects select CuPy.
+
+    Raises
+    ------
+    ImportError
+        Never in practice: a CuPy object implies that ``cupy`` imports.
 
     Examples
     --------
@@ -209,20 +214,7 @@ def make_rng(seed: int, xp: types.ModuleType | None = None):
     return xp.random.default_rng(int(seed))
 
 
-def rng_module(rng) -> types.ModuleType:
-    """The array module whose arrays ``rng`` draws (NumPy or CuPy)."""
-    if isinstance(rng, np.random.Generator):
-        return np
-    if type(rng).__module__.split(".")[0] == "cupy":
-        import cupy  # noqa: PLC0415
-
-        return cupy
-    raise TypeError(
-        f"rng must be a numpy.random.Generator or cupy.random.Generator, not {type(rng).__name__}"
-    )
-
-
-def to_numpy(x) -> np.ndarray:
+def to_numpy(x):
     """``x`` as a NumPy array, copied from the device if needed.
 
     Parameters
@@ -238,8 +230,9 @@ def to_numpy(x) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        A ragged nested list (as :func:`numpy.asarray`), or an array whose device memory DLPack cannot read.
+    TypeError, ValueError
+        As ``numpy.asarray`` or ``numpy.from_dlpack`` for ``x`` (a ragged list, an array on a device without
+        DLPack export to the host).
 
     Examples
     --------

@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-from array_api_compat import array_namespace, is_array_api_obj
 
-from ._validate import positive_int
+from ._validate import flag, namespace_of, positive_int, real_array
 from .exact import attention, attention_blocked
 from .logits import softmax
 
@@ -54,34 +52,8 @@ def _check(A1, A2, A3, X, Y, E):
     become float64; float16 is computed in float32 (the smallest dtype every backend's matmul supports).
     """
     args = dict(zip(_NAMES, (A1, A2, A3, X, Y, E)))
-    arrays = [a for a in args.values() if is_array_api_obj(a)]
-    try:
-        xp = array_namespace(*arrays) if arrays else array_namespace(np.empty(0))
-    except TypeError as exc:
-        raise TypeError("A1, A2, A3, X, Y and E must be arrays of one array library") from exc
-    for name, a in args.items():
-        if not is_array_api_obj(a):
-            try:
-                a = xp.asarray(a)
-            except Exception as exc:  # ragged lists, strings, None, …
-                raise TypeError(f"{name} must be an array, not {type(a).__name__}") from exc
-        try:
-            real = xp.isdtype(a.dtype, ("real floating", "integral")) and not xp.isdtype(a.dtype, "bool")
-        except (TypeError, ValueError):  # dtypes outside the standard (strings, objects)
-            real = False
-        if not real:
-            raise TypeError(f"{name} must be a real floating (or integer) array, got dtype {a.dtype}")
-        if xp.isdtype(a.dtype, "integral"):
-            a = xp.astype(a, xp.float64)
-        elif xp.finfo(a.dtype).bits < 32:
-            a = xp.astype(a, xp.float32)
-        elif xp.finfo(a.dtype).bits > 64:
-            raise TypeError(f"{name} has dtype {a.dtype}: float32 and float64 are supported")
-        if a.ndim != 2:
-            raise ValueError(f"{name} must be 2-dimensional, got shape {tuple(a.shape)}")
-        if not bool(xp.all(xp.isfinite(a))):
-            raise ValueError(f"{name} contains NaN or inf")
-        args[name] = a
+    xp = namespace_of(**args)
+    args = {name: real_array(a, name, xp, ndim=2) for name, a in args.items()}
     n, d = args["A1"].shape
     if n == 0 or d == 0:
         raise ValueError(f"A1 must have positive dimensions, got shape {tuple(args['A1'].shape)}")
@@ -104,10 +76,8 @@ def _overflow(what: str, names: str, dtype) -> str:
     return f"{what} overflows {dtype} for these inputs: scale {names} down"
 
 
-def _bool(flag, name: str) -> bool:
-    if not isinstance(flag, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {type(flag).__name__}")
-    return bool(flag)
+def _bool(x, name: str) -> bool:
+    return flag(x, name)
 
 
 def _softmax_rows(xp, S):

@@ -18,12 +18,12 @@ and verdicts on these claims are in :mod:`attnlab.audit.hardness`.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 
-from ._validate import as_float_array, in_open_interval, positive_int, positive_real, qkv
+from ._validate import (as_float_array, as_generator, finite_real, in_open_interval, positive_int, positive_real, qkv,
+                        real, rng_keyword)
 from .exact import attention
 from .backend import get_array_module
 
@@ -203,7 +203,8 @@ def sentinel_attention(Q, K, log_c, oracle=None, B=None):
     return _run(oracle, Qs, Ks, Vs, "the scores Q Kᵀ overflow float64: scale Q, K or log_c down")
 
 
-def approximate_oracle(eps: float, mode: str = "adversarial", rng=None, threshold: float = 0.5):
+@rng_keyword(2, ("rng", "threshold"))
+def approximate_oracle(eps: float, mode: str = "adversarial", *, rng=None, threshold: float = 0.5):
     r"""An ε-approximate attention oracle: exact attention (inverse temperature 1) plus an entrywise error ≤ ε.
 
     Parameters
@@ -214,7 +215,7 @@ def approximate_oracle(eps: float, mode: str = "adversarial", rng=None, threshol
         ``"adversarial"`` moves every output by ε towards ``threshold`` (the worst case for a decoder that
         compares with it; an output equal to the threshold is left alone); ``"random"`` adds independent uniform
         noise in [−ε, ε] drawn from ``rng``; ``"exact"`` adds nothing.
-    rng : numpy.random.Generator, optional
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
         Needed for ``mode="random"`` (ignored otherwise).
     threshold : float
         The decision threshold the adversary aims at, finite (default 1/2, the sentinel's).
@@ -240,23 +241,17 @@ def approximate_oracle(eps: float, mode: str = "adversarial", rng=None, threshol
     >>> oracle(np.zeros((1, 1)), np.zeros((3, 1)), np.array([[1.0], [1.0], [0.0]]))   # exact 2/3, moved to 1/2
     array([[0.56666667]])
     """
-    for name, x in (("eps", eps), ("threshold", threshold)):
-        if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    eps, threshold = float(eps), float(threshold)
-    if not (eps >= 0 and math.isfinite(eps)):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"threshold must be finite, got {threshold}")
+    eps = real(eps, "eps", lo=0.0)
+    threshold = finite_real(threshold, "threshold")
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a string, not {type(mode).__name__}")
     if mode not in ("adversarial", "random", "exact"):
         raise ValueError(f"mode must be 'adversarial', 'random' or 'exact', got {mode!r}")
     if mode == "random":
         if rng is None:
-            raise ValueError("mode='random' needs rng")
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+            raise ValueError("mode='random' needs rng (a seed or a numpy.random.Generator: the oracle must be "
+                             "reproducible)")
+        rng = as_generator(rng)
 
     def oracle(Q, K, V):
         O = attention(Q, K, V, beta=1.0)
@@ -600,7 +595,8 @@ def parity_instance(A, Bv, scale: float, copies: int = 1):
     return scale * np.tile(A, copies), scale * np.tile(Bv, copies)
 
 
-def parity_decode(A, Bv, scale: float, rounds: int, rng, copies: int = 1):
+@rng_keyword(4, ("rng", "copies"))
+def parity_decode(A, Bv, scale: float, rounds: int, *, rng=None, copies: int = 1):
     r"""Decide per row whether an orthogonal partner exists from the parity of :math:`\mathrm{round}(S_i)`.
 
     Each of ``rounds`` rounds keeps a uniformly random half of the keys, reads :math:`S_i = o_i/(1-o_i)` from the
@@ -616,7 +612,7 @@ def parity_decode(A, Bv, scale: float, rounds: int, rng, copies: int = 1):
         As in :func:`parity_instance`.
     rounds : int
         Number of random halves, >= 1.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
         Source of the random halves.
 
     Returns
@@ -641,8 +637,7 @@ def parity_decode(A, Bv, scale: float, rounds: int, rng, copies: int = 1):
     [True, False]
     """
     rounds = positive_int(rounds, "rounds")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    rng = as_generator(rng)
     Q, K = parity_instance(A, Bv, scale, copies)
     found = np.zeros(Q.shape[0], bool)
     for _ in range(rounds):

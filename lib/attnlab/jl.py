@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import bisect
 import math
-import numbers
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
 from ._validate import as_float_array, in_open_interval, positive_int, positive_real
-from .backend import rng_module
+from ._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
 
 __all__ = [
     "jl_bound_printed",
@@ -51,17 +50,9 @@ __all__ = [
 # --------------------------------------------------------------------------- validation
 def _real_array(x, name: str, *, integer: bool):
     """``x`` (a number or array-like) as a float array of finite values > 0 (integers >= 1 when ``integer``)."""
-    if isinstance(x, bool):
+    if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be {'an integer' if integer else 'a real number'} or an array of them, not bool")
-    try:
-        a = np.asarray(x)
-    except Exception as exc:  # ragged lists and the like
-        raise TypeError(f"{name} must be a number or an array of numbers, not {type(x).__name__}") from exc
-    if a.dtype.kind not in "iuf":  # bool, complex, strings, objects
-        raise TypeError(f"{name} must be {'integers' if integer else 'real numbers'}, got dtype {a.dtype}")
-    a = a.astype(float)
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name} contains NaN or inf")
+    a = np.asarray(real_array(x, name, _NP), dtype=float)
     if integer and not (a == np.floor(a)).all():
         raise ValueError(f"{name} must be integers, got {x!r}")
     if not (a >= 1 if integer else a > 0).all():
@@ -71,11 +62,7 @@ def _real_array(x, name: str, *, integer: bool):
 
 def _inner_product(c, name: str = "c") -> float:
     """``c`` as a float in [-1, 1] (an inner product of unit vectors)."""
-    if isinstance(c, bool) or not isinstance(c, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(c).__name__}")
-    if not -1.0 <= c <= 1.0:  # NaN fails too
-        raise ValueError(f"{name} must lie in [-1, 1], got {c}")
-    return float(c)
+    return real(c, name, lo=-1.0, hi=1.0)
 
 
 # --------------------------------------------------------------------------- bounds
@@ -335,7 +322,8 @@ def large_deviation_rate(eps, c=1.0):
     return float(min(legendre(c + eps, 0.0, shrink / (2 * a)), legendre(c - eps, -shrink / (2 * b), 0.0)))
 
 
-def sample_inner_product_error(c, m, trials, rng, *, method: str = "matrix", chunk: int = 2_000_000):
+@rng_keyword(3)
+def sample_inner_product_error(c, m, trials, *, rng=None, method: str = "matrix", chunk: int = 2_000_000):
     r"""Monte-Carlo draws of :math:`\langle Pu,Pv\rangle - \langle u,v\rangle` for unit u, v with ⟨u,v⟩ = c.
 
     ``method="matrix"`` draws genuine Gaussian matrices: ``u = e_1``,
@@ -354,7 +342,8 @@ def sample_inner_product_error(c, m, trials, rng, *, method: str = "matrix", chu
         Projected dimension, >= 1.
     trials : int
         Number of draws, >= 1.
-    rng : numpy.random.Generator or cupy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        SciPy's SPEC 7 (or a ``cupy.random.Generator``, which draws CuPy arrays).
         Source of randomness; its backend decides the returned array type.
     method : {"matrix", "chi2"}, default "matrix"
         Genuine projections or the reduced two-chi-square law.
@@ -378,11 +367,12 @@ def sample_inner_product_error(c, m, trials, rng, *, method: str = "matrix", chu
     --------
     >>> import numpy as np
     >>> from attnlab import sample_inner_product_error
-    >>> err = sample_inner_product_error(0.5, 64, 100_000, np.random.default_rng(0))
+    >>> err = sample_inner_product_error(0.5, 64, 100_000, rng=np.random.default_rng(0))
     >>> err.shape, bool(abs(err.mean()) < 0.01), bool(abs(err.std() - np.sqrt((1 + 0.5**2) / 64)) < 0.01)
     ((100000,), True, True)
     """
-    xp = rng_module(rng)
+    rng = as_generator(rng)
+    xp = generator_module(rng)
     c = _inner_product(c)
     positive_int(m, "m")
     positive_int(trials, "trials")
@@ -603,7 +593,8 @@ def m_sup_row(d, eps0, delta):
                        hint=f" (eps0 = {eps0:g} and delta = {delta:g} ask too much)")
 
 
-def sample_row_max_error(K, q, m, trials, rng):
+@rng_keyword(4)
+def sample_row_max_error(K, q, m, trials, *, rng=None):
     r"""Draws of :math:`\max_j |\langle Pq,Pk_j\rangle - \langle q,k_j\rangle|` for a fixed query q and keys K.
 
     Exact in law and cheap: the errors are :math:`k_j^\top w` with
@@ -622,7 +613,8 @@ def sample_row_max_error(K, q, m, trials, rng):
         Projected dimension, >= 1.
     trials : int
         Number of draws, >= 1.
-    rng : numpy.random.Generator or cupy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        SciPy's SPEC 7 (or a ``cupy.random.Generator``, which draws CuPy arrays).
         Source of randomness; its backend must be that of ``K`` and ``q``.
 
     Returns
@@ -645,11 +637,12 @@ def sample_row_max_error(K, q, m, trials, rng):
     >>> from attnlab import sample_row_max_error, sup_row_tail
     >>> rng = np.random.default_rng(0)
     >>> K = rng.standard_normal((100, 8)); K /= np.linalg.norm(K, axis=1, keepdims=True)
-    >>> err = sample_row_max_error(K, K[0], 256, 20_000, rng)
+    >>> err = sample_row_max_error(K, K[0], 256, 20_000, rng=rng)
     >>> err.shape, float((err >= 0.3).mean()) <= sup_row_tail(256, 0.3, 8)   # a row never beats the supremum
     ((20000,), True)
     """
-    xp = rng_module(rng)
+    rng = as_generator(rng)
+    xp = generator_module(rng)
     K = as_float_array(K, "K", ndim=2)
     q = as_float_array(q, "q", ndim=1)
     L, d = K.shape

@@ -12,15 +12,15 @@ References
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from array_api_compat import device as _device
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
 
-from ._validate import in_open_interval, positive_int, positive_real
-from .backend import rng_module
-from .projection import _float_matrix, _logits, _namespace, gaussian_projection
+from ._validate import (as_generator, choice, flag, generator_module, in_open_interval, positive_int, positive_real,
+                        qkv, rng_keyword)
+from .projection import _denominator, _logits, gaussian_projection
+from .projection import _namespace as _namespace_of
 
 __all__ = ["pda_attention", "randomized_svd_op", "m_required"]
 
@@ -61,7 +61,8 @@ def _checked(Z, name, n, k, xp):
 
 
 # --------------------------------------------------------------------------- the randomized SVD
-def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10, n_iter: int = 2, xp=None):
+@rng_keyword(4)
+def randomized_svd_op(matmat, rmatmat, shape, r, *, rng=None, n_oversamples: int = 10, n_iter: int = 2, xp=None):
     r"""Rank-r randomized SVD (Halko–Martinsson–Tropp, QR-stabilised power iterations) of a matrix given as an operator.
 
     With :math:`k = \min(r + \text{n\_oversamples}, n_{\rm rows}, n_{\rm cols})` and a Gaussian
@@ -81,8 +82,8 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
         ``(n_rows, n_cols)`` of A, both >= 1.
     r : int
         Rank, 1 <= r <= min(n_rows, n_cols).
-    rng : numpy.random.Generator or cupy.random.Generator
-        Draws :math:`\Omega` (standard normal).
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Draws :math:`\Omega` (standard normal); SciPy's SPEC 7, or a ``cupy.random.Generator``.
     n_oversamples : int
         Extra columns of :math:`\Omega`, >= 1.
     n_iter : int
@@ -102,7 +103,7 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
     ------
     TypeError
         If ``matmat`` or ``rmatmat`` is not callable, ``shape`` is not two integers, ``r``, ``n_oversamples`` or
-        ``n_iter`` is not an integer, ``rng`` is not a NumPy or CuPy ``Generator``, or ``xp`` is not numpy or cupy.
+        ``n_iter`` is not an integer, ``rng`` is not a seed or generator, or ``xp`` is not numpy or cupy.
     ValueError
         If a size or count is < 1, ``r`` > min(shape), or ``matmat``/``rmatmat`` return a wrongly shaped array or
         NaN or inf.
@@ -112,7 +113,7 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
     >>> import numpy as np
     >>> from attnlab import randomized_svd_op
     >>> A = np.random.default_rng(0).standard_normal((30, 3)) @ np.random.default_rng(1).standard_normal((3, 20))
-    >>> U, s, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, 3, np.random.default_rng(2))
+    >>> U, s, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, 3, rng=2)
     >>> U.shape, s.shape, Vt.shape, bool(np.allclose(U @ np.diag(s) @ Vt, A))
     ((30, 3), (3,), (3, 20), True)
     """
@@ -127,7 +128,8 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
         raise ValueError(f"r must be <= min(shape) = {min(n_rows, n_cols)}, got {r}")
     n_oversamples = positive_int(n_oversamples, "n_oversamples")
     n_iter = positive_int(n_iter, "n_iter")
-    rxp = rng_module(rng)
+    rng = as_generator(rng)
+    rxp = generator_module(rng)
     xp = rxp if xp is None else xp
     if xp is not np and getattr(xp, "__name__", None) != "cupy":
         raise TypeError(f"xp must be the numpy or the cupy module, not {xp!r}")
@@ -146,7 +148,8 @@ def randomized_svd_op(matmat, rmatmat, shape, r, rng, *, n_oversamples: int = 10
 
 
 # --------------------------------------------------------------------------- PDA
-def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversamples: int = 10,
+@rng_keyword(5)
+def pda_attention(Q, K, V, m, r, *, rng=None, beta=None, scaling="unbiased", svd=None, n_oversamples: int = 10,
                   n_iter: int = 2, block: int = 512, return_parts: bool = False):
     r"""Projection–decomposition attention (PDA): :math:`\tilde O_r = \tilde A_r V` from projected logits, rank r.
 
@@ -177,7 +180,7 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
     Parameters
     ----------
     Q : array of shape (L_q, d)
-        Queries, real and finite (integers and booleans computed in float64, float16 in float32).
+        Queries, real and finite (integers computed in float64, float16 in float32; bool rejected).
     K : array of shape (L_k, d)
         Keys, same library as ``Q``.
     V : array of shape (L_k, d_v)
@@ -186,8 +189,12 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
         Projected dimension, >= 1.
     r : int
         Rank of :math:`\tilde A_r`, 1 <= r <= min(L_q, L_k).
-    rng : numpy.random.Generator (or cupy.random.Generator with CuPy arrays)
-        Draws P (then the randomized SVD's test matrix).
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Draws P (then the randomized SVD's test matrix); SciPy's SPEC 7 (a ``cupy.random.Generator`` only with
+        CuPy arrays).
+    beta : float, optional
+        Inverse temperature, any finite real, as in :func:`attnlab.projected_logits`; ``None`` means
+        :math:`1/\sqrt d` (the two ``scaling`` rules above).
     scaling : {"unbiased", "printed"}
     svd : {"randomized", "full", "streamed"}, optional
         Default "randomized" for NumPy and CuPy arrays, "full" for any other library.
@@ -208,8 +215,8 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
     ------
     TypeError
         If Q, K, V are not real arrays of one library, ``m``, ``r``, ``n_oversamples``, ``n_iter`` or ``block`` is
-        not an integer, ``return_parts`` is not a bool, ``rng`` is not a NumPy (or, for CuPy arrays, CuPy)
-        ``Generator``, or ``svd`` is "randomized"/"streamed" for arrays of a library other than NumPy or CuPy.
+        not an integer, ``return_parts`` is not a bool, ``rng`` is not a seed or generator (a CuPy one only
+        with CuPy arrays), or ``svd`` is "randomized"/"streamed" for arrays of a library other than NumPy or CuPy.
     ValueError
         If Q, K, V are not 2-D, empty, hold NaN or inf, or have mismatched shapes; if a count is < 1 or
         ``r`` > min(L_q, L_k); if ``scaling`` or ``svd`` is unknown; if the projected logits overflow the
@@ -222,47 +229,39 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((64, 8)) for _ in range(3))
     >>> O = pda_attention(Q, K, V, m=16, r=64, rng=np.random.default_rng(1))   # r = L: no truncation
-    >>> P = gaussian_projection(8, 16, np.random.default_rng(1))
+    >>> P = gaussian_projection(8, 16, rng=np.random.default_rng(1))
     >>> bool(np.allclose(O, softmax(projected_logits(Q, K, P)) @ V))
     True
     >>> O8 = pda_attention(Q, K, V, m=16, r=8, rng=np.random.default_rng(1), svd="streamed", block=16)
     >>> O8.shape
     (64, 8)
     """
-    xp, a = _namespace(Q=Q, K=K, V=V)
-    Q, K, V = (_float_matrix(a[k], k, xp) for k in ("Q", "K", "V"))
-    del a
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
-    if K.shape[0] != V.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
+    xp, _ = _namespace_of(Q=Q, K=K, V=V)
+    Q, K, V = qkv(Q, K, V, xp)
     m = positive_int(m, "m")
     r = positive_int(r, "r")
     L = min(Q.shape[0], K.shape[0])
     if r > L:
         raise ValueError(f"r must be <= L = {L}, got {r}")
-    if scaling not in ("printed", "unbiased"):
-        raise ValueError(f"scaling must be 'printed' or 'unbiased', got {scaling!r}")
+    denom = _denominator(scaling, beta, Q.shape[1], m)
     if svd is None:
         svd = "full" if _native(xp) is None else "randomized"
-    if svd not in ("full", "randomized", "streamed"):
-        raise ValueError(f"svd must be 'full', 'randomized' or 'streamed', got {svd!r}")
+    svd = choice(svd, ("full", "randomized", "streamed"), "svd")
     n_oversamples = positive_int(n_oversamples, "n_oversamples")
     n_iter = positive_int(n_iter, "n_iter")
     block = positive_int(block, "block")
-    if not isinstance(return_parts, (bool, np.bool_)):
-        raise TypeError(f"return_parts must be a bool, not {type(return_parts).__name__}")
+    return_parts = flag(return_parts, "return_parts")
     nxp = _native(xp)
-    rxp = rng_module(rng)
+    rng = as_generator(rng)
+    rxp = generator_module(rng)
     if rxp is not np and rxp is not nxp:
         raise TypeError("rng must be a numpy.random.Generator (a cupy.random.Generator only with CuPy arrays)")
     if svd != "full" and nxp is None:
         raise TypeError(f"svd={svd!r} needs NumPy or CuPy arrays; use svd='full' for {xp.__name__} arrays")
     d = Q.shape[1]
-    P = gaussian_projection(d, m, rng, dtype="float32" if Q.dtype == xp.float32 else "float64")
+    P = gaussian_projection(d, m, rng=rng, dtype="float32" if Q.dtype == xp.float32 else "float64")
     if rxp is not nxp:
         P = xp.asarray(P, device=_device(Q))
-    denom = math.sqrt(m) if scaling == "printed" else math.sqrt(d)
     if svd == "streamed":
         Qt, Kt = Q @ P, K @ P
         Lq = Q.shape[0]
@@ -279,7 +278,7 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
                 out += rows(i).T @ Y[i:i + block]
             return out
 
-        U, s, Vt = randomized_svd_op(matmat, rmatmat, (Lq, K.shape[0]), r, rng, n_oversamples=n_oversamples,
+        U, s, Vt = randomized_svd_op(matmat, rmatmat, (Lq, K.shape[0]), r, rng=rng, n_oversamples=n_oversamples,
                                      n_iter=n_iter, xp=nxp)
     else:
         St = _logits(Q, K, P, denom)
@@ -289,7 +288,7 @@ def pda_attention(Q, K, V, m, r, rng, *, scaling="unbiased", svd=None, n_oversam
             U, s, Vt = xp.linalg.svd(At, full_matrices=False)
             U, s, Vt = U[:, :r], s[:r], Vt[:r, :]
         else:
-            U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, tuple(At.shape), r, rng,
+            U, s, Vt = randomized_svd_op(lambda X: At @ X, lambda Y: At.T @ Y, tuple(At.shape), r, rng=rng,
                                          n_oversamples=n_oversamples, n_iter=n_iter, xp=nxp)
         del At
     O = U @ (s[:, None] * (Vt @ V))

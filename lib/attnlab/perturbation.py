@@ -35,7 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._validate import as_float_array, positive_int, positive_real, qkv
+from ._validate import (as_float_array, as_generator, axis_index, finite_real, nonnegative_int, positive_int,
+                        positive_real, qkv, renamed)
 from .backend import get_array_module, to_numpy
 from .logits import softmax
 
@@ -56,33 +57,25 @@ __all__ = [
 
 # --------------------------------------------------------------------------- validation
 def _floats(x, name, **kw):
-    """A finite real array named ``name``; float16 is computed in float32."""
-    x = as_float_array(x, name, **kw)
-    if x.dtype == np.float16:
-        x = x.astype(np.float32)
-    return x
+    """A finite real array named ``name`` (the library's policy: float16 is computed in float32)."""
+    return as_float_array(x, name, **kw)
 
 
 def _axis(axis, a, name):
     """Check ``axis`` against the array ``a`` (the caller's ``name``): an integer in range, with entries along it."""
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
     if a.ndim == 0:
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+            raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
         raise ValueError(f"{name} must be at least 1-dimensional, got a scalar")
-    if not -a.ndim <= axis < a.ndim:
-        raise ValueError(f"axis {axis} is out of range for {name} with {a.ndim} dimension(s)")
+    axis = axis_index(axis, a.ndim, a.shape, name)
     if a.shape[axis] == 0:
         raise ValueError(f"{name} must have at least one entry along axis")
-    return int(axis)
+    return axis
 
 
 def _real(x, name):
     """A finite real number (NumPy scalars included, bool excluded)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    if not math.isfinite(float(x)):
-        raise ValueError(f"{name} must be finite, got {x!r}")
-    return float(x)
+    return finite_real(x, name)
 
 
 # --------------------------------------------------------------------------- bounds
@@ -657,14 +650,16 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
     out[b] = res
 
 
-def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=None):
+@renamed(seed="rng")
+def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=None):
     r"""Measure each link of the error chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and logits moved by E.
 
     :math:`\tilde A` is :math:`A` with its logits moved by :math:`E`.
 
     Two perturbations with :math:`\|E\|_{\max} = \epsilon` are measured in the same pass: ``"random"``,
-    independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[seed, L_q, b]`` for row block
-    ``b``), and ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
+    independent signs :math:`E_{ij}=\pm\epsilon` (a generator seeded by ``[s, L_q, b]`` for row block
+    ``b``, ``s`` the integer ``rng`` or a draw from it),
+    and ``"adversarial"``, on every row the two-valued perturbation that (nearly) maximises that row's
     :math:`\ell_1` change (the keys whose mass is closest to :math:`1/(1+e^\epsilon)` get :math:`+\epsilon`).
     Rows are processed ``block`` at a time (memory O(block·L_k); no :math:`L_q\times L_k` matrix is formed),
     in ``threads`` worker threads on NumPy. Compare the results with :func:`chain_bounds`.
@@ -685,8 +680,9 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=No
         ``bias(i0, n, L_k, xp)`` returns the additive logits :math:`B` of rows ``i0 : i0 + n``, an array of
         shape ``(n, L_k)`` of the inputs' array type (positional terms, sinks). ``-inf`` entries mask keys;
         every row must keep a finite score.
-    seed : int, default 0
-        Seed of the random perturbation, an integer ``>= 0``.
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Source of the random perturbation (SciPy's SPEC 7): an integer ``s >= 0`` seeds row block ``b`` with
+        ``[s, L_q, b]``; anything else gives a generator that draws ``s``. ``seed`` is a deprecated spelling.
     block : int, default 64
         Rows per block, ``>= 1``.
     threads : int or None, default None
@@ -703,10 +699,10 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=No
     ------
     TypeError
         If ``Q``, ``K`` or ``V`` is not a real array (or they mix array libraries), ``beta`` is not a real number,
-        ``bias`` is not callable, or ``seed``, ``block`` or ``threads`` is not an integer.
+        ``bias`` is not callable, or ``rng`` is not a seed or generator, or ``block`` or ``threads`` is not an integer.
     ValueError
         If the shapes of ``Q``, ``K``, ``V`` do not fit or are empty, an input contains NaN or inf, ``eps`` is
-        not finite and positive, ``beta`` is not finite, ``seed < 0``, ``block < 1``, ``threads < 1``,
+        not finite and positive, ``beta`` is not finite, ``rng < 0``, ``block < 1``, ``threads < 1``,
         ``bias`` returns the wrong shape, or a row's scores :math:`\beta QK^\top + B` overflow.
 
     Examples
@@ -727,11 +723,10 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, seed=0, block=64, threads=No
     block = positive_int(block, "block")
     if bias is not None and not callable(bias):
         raise TypeError(f"bias must be callable or None, not {type(bias).__name__}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    seed = int(seed)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+        seed = nonnegative_int(rng, "rng")
+    else:
+        seed = int(as_generator(rng).integers(2**63))
     if threads is not None:
         threads = positive_int(threads, "threads")
     xp = get_array_module(Q)

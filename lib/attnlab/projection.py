@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-from array_api_compat import array_namespace, is_array_api_obj
-
-from ._validate import positive_int
-from .backend import rng_module
+from ._validate import (as_generator, beta_arg, choice, dtype_arg, generator_module, namespace_of, positive_int,
+                        real_array, rng_keyword)
 
 __all__ = ["gaussian_projection", "projected_logits"]
 
@@ -23,47 +20,28 @@ _SCALINGS = ("printed", "unbiased")
 
 # --------------------------------------------------------------------------- array-API validation (shared with pda)
 def _namespace(**arrays):
-    """The array namespace of the named inputs (non-arrays such as lists go through NumPy) and the inputs.
+    """The array namespace of the named inputs (lists are read as NumPy) and the inputs, unconverted.
 
     Raises ``TypeError`` naming the inputs when they come from different array libraries.
     """
-    conv = {}
-    for name, a in arrays.items():
-        if not is_array_api_obj(a):
-            try:
-                a = np.asarray(a)
-            except (TypeError, ValueError) as exc:  # ragged lists and the like
-                raise TypeError(f"{name} must be an array, not {type(a).__name__}") from exc
-        conv[name] = a
-    try:
-        xp = array_namespace(*conv.values())
-    except TypeError as exc:
-        raise TypeError(f"{', '.join(conv)} must all be arrays of one array library") from exc
-    return xp, conv
+    return namespace_of(**arrays), dict(arrays)
 
 
 def _float_matrix(x, name: str, xp):
-    """``x`` as a finite, non-empty, 2-D real floating array of namespace ``xp``.
+    """``x`` as a finite, non-empty, 2-D real floating array of namespace ``xp`` (the policy of ``_validate``)."""
+    return real_array(x, name, xp, ndim=2, nonempty=True)
 
-    Booleans and integers become float64, float16 becomes float32 (too narrow for logits); complex and other
-    dtypes raise ``TypeError``; NaN, inf, a wrong rank or an empty axis raise ``ValueError``. ``name`` is the
-    caller's argument, named in every message.
-    """
-    if xp.isdtype(x.dtype, ("bool", "integral")):
-        x = xp.astype(x, xp.float64)
-    elif xp.isdtype(x.dtype, "real floating"):
-        f16 = getattr(xp, "float16", None)
-        if f16 is not None and x.dtype == f16:
-            x = xp.astype(x, xp.float32)
-    else:
-        raise TypeError(f"{name} must be a real floating array, got dtype {x.dtype}")
-    if x.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional, got shape {tuple(x.shape)}")
-    if 0 in x.shape:
-        raise ValueError(f"{name} must have positive dimensions, got shape {tuple(x.shape)}")
-    if not bool(xp.all(xp.isfinite(x))):
-        raise ValueError(f"{name} contains NaN or inf")
-    return x
+
+def _denominator(scaling, beta, d: int, m: int) -> float:
+    """What ``(QP)(KP)ᵀ`` is divided by: √d (unbiased) or √m (printed) at the default β = 1/√d, else 1/β or
+    √m/(β√d)."""
+    scaling = choice(scaling, ("printed", "unbiased"), "scaling")
+    if beta is None:
+        return math.sqrt(m) if scaling == "printed" else math.sqrt(d)
+    beta = beta_arg(beta)
+    if beta == 0:
+        return math.inf
+    return 1.0 / beta if scaling == "unbiased" else math.sqrt(m) / (beta * math.sqrt(d))
 
 
 def _logits(Q, K, P, denom):
@@ -79,7 +57,8 @@ def _finite_logits(S, xp, what: str = "Q, K and P"):
 
 
 # --------------------------------------------------------------------------- public
-def gaussian_projection(d, m, rng, *, dtype="float64"):
+@rng_keyword(2)
+def gaussian_projection(d, m, *, rng=None, dtype="float64"):
     r"""A :math:`d \times m` matrix with independent :math:`\mathcal N(0, 1/m)` entries.
 
     This is the matrix :math:`P` of PDA's Algorithm 2.1; the theorems of its §3 use the
@@ -89,11 +68,12 @@ def gaussian_projection(d, m, rng, *, dtype="float64"):
     ----------
     d, m : int
         Input and projected dimensions, both >= 1 (``bool`` is not an integer).
-    rng : numpy.random.Generator or cupy.random.Generator
-        Source of randomness; its library (NumPy or CuPy) is the library of the result. For another array
-        library convert the result with ``xp.asarray``.
-    dtype : {"float64", "float32"}
-        Floating type of the result (float16 is rejected: too narrow for logits).
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Source of randomness (SciPy's SPEC 7); a ``cupy.random.Generator`` draws a CuPy result, anything else a
+        NumPy one. For another array library convert the result with ``xp.asarray``.
+    dtype : {"float64", "float32"}, or the NumPy dtype or type of either
+        Floating type of the result (``"float32"``, ``np.float32`` and ``np.dtype("float32")`` alike; float16 is
+        rejected: too narrow for logits).
 
     Returns
     -------
@@ -103,7 +83,7 @@ def gaussian_projection(d, m, rng, *, dtype="float64"):
     Raises
     ------
     TypeError
-        If ``d`` or ``m`` is not an integer, or ``rng`` is not a NumPy or CuPy ``Generator``.
+        If ``d`` or ``m`` is not an integer, ``rng`` is not a seed or generator, or ``dtype`` is not a dtype.
     ValueError
         If ``d`` or ``m`` is < 1, or ``dtype`` is not float32 or float64.
 
@@ -111,21 +91,21 @@ def gaussian_projection(d, m, rng, *, dtype="float64"):
     --------
     >>> import numpy as np
     >>> from attnlab import gaussian_projection
-    >>> P = gaussian_projection(3, 10_000, np.random.default_rng(0))
+    >>> P = gaussian_projection(3, 10_000, rng=np.random.default_rng(0))
     >>> P.shape, bool(np.allclose(P @ P.T, np.eye(3), atol=0.05))
     ((3, 10000), True)
     """
     d = positive_int(d, "d")
     m = positive_int(m, "m")
-    xp = rng_module(rng)
-    if dtype not in ("float32", "float64"):
-        raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    rng = as_generator(rng)
+    xp = generator_module(rng)
+    dtype = dtype_arg(dtype)
     P = rng.standard_normal((d, m), dtype=dtype)
     P *= 1.0 / math.sqrt(m)
     return P.astype(getattr(xp, dtype), copy=False)
 
 
-def projected_logits(Q, K, P, *, scaling="unbiased"):
+def projected_logits(Q, K, P, *, scaling="unbiased", beta=None):
     r"""The projected logits :math:`\tilde S` of PDA for a :math:`d\times m` projection ``P``.
 
     ``scaling="printed"`` is Algorithm 2.1 as printed, :math:`\tilde S = (QP)(KP)^\top/\sqrt m`;
@@ -138,13 +118,17 @@ def projected_logits(Q, K, P, *, scaling="unbiased"):
     Parameters
     ----------
     Q : array of shape (L_q, d)
-        Queries: real, finite. Integers and booleans are computed in float64, float16 in float32.
+        Queries: real, finite. Integers are computed in float64, float16 in float32; bool is rejected.
     K : array of shape (L_k, d)
         Keys, same library as ``Q``.
     P : array of shape (d, m)
         The projection (e.g. :func:`gaussian_projection`, converted to the library of ``Q``).
     scaling : {"unbiased", "printed"}
         Divide by :math:`\sqrt d` (unbiased) or :math:`\sqrt m` (as printed).
+    beta : float, optional
+        Inverse temperature, any finite real: ``"unbiased"`` gives :math:`\beta\,(QP)(KP)^\top` (mean
+        :math:`\beta QK^\top`), ``"printed"`` :math:`\beta\sqrt{d/m}\,(QP)(KP)^\top`. ``None`` means
+        :math:`1/\sqrt d`, the divisions above.
 
     Returns
     -------
@@ -174,10 +158,5 @@ def projected_logits(Q, K, P, *, scaling="unbiased"):
         raise ValueError(f"Q and K must have the same width d, got {d} and {K.shape[1]}")
     if P.shape[0] != d:
         raise ValueError(f"P must have d = {d} rows, got shape {tuple(P.shape)}")
-    if scaling == "printed":
-        denom = math.sqrt(P.shape[1])
-    elif scaling == "unbiased":
-        denom = math.sqrt(d)
-    else:
-        raise ValueError(f"scaling must be 'printed' or 'unbiased', got {scaling!r}")
+    denom = _denominator(scaling, beta, d, P.shape[1])
     return _finite_logits(_logits(Q, K, P, denom), xp)

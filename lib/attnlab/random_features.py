@@ -8,7 +8,7 @@ FAVOR+ approximates the softmax kernel :math:`\exp(q^\top k)` by positive random
 
 and attention by :math:`\tilde O = \mathrm{diag}(\phi(Q')\phi(K')^\top 1)^{-1}\,\phi(Q')\,(\phi(K')^\top V)` with
 :math:`Q' = \sqrt\beta\,Q`, :math:`K' = \sqrt\beta\,K` (:math:`\beta = 1/\sqrt d` gives the :math:`d^{-1/4}` scaling of
-Performer). Linformer replaces :math:`K, V` by :math:`EK, FV` with :math:`E, F \in \mathbb R^{k\times n}`.
+Performer). Linformer replaces :math:`K, V` by :math:`EK, FV` with :math:`E, F \in \mathbb R^{m\times n}`.
 
 The attention functions take their array namespace from their inputs (``array_api_compat``); the random draws are
 made with a NumPy ``Generator`` and converted. The book audits the low-rank tutorial's claims about them in chapter 10.
@@ -22,10 +22,11 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
-from array_api_compat import array_namespace
+
+from ._validate import (as_generator, beta_arg, choice, flag, namespace_of, positive_int, qkv, real_array, renamed,
+                        rng_keyword)
 
 __all__ = ["draw_omega", "favor_features", "favor_kernel_variance", "favor_attention", "performer_attention",
            "linformer_attention"]
@@ -35,58 +36,25 @@ _NORMS = ("chi", "sqrt_d", "unit")
 
 # --------------------------------------------------------------------------- validation (public boundary)
 def _int(n, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"{name} must be >= 1, got {n}")
-    return int(n)
-
-
-def _generator(rng, name: str = "rng"):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"{name} must be a numpy.random.Generator, not {type(rng).__name__}")
-    return rng
+    return positive_int(n, name)
 
 
 def _float(x, name: str, xp, ndim: int = 2):
-    """``x`` as a real floating array of ``xp`` (integers -> float64, float16 -> float32), finite, non-empty."""
-    if not hasattr(x, "dtype") or not hasattr(x, "shape"):
-        try:
-            x = xp.asarray(x)
-        except Exception as exc:  # ragged lists and the like
-            raise TypeError(f"{name} must be an array, not {type(x).__name__}") from exc
-    if xp.isdtype(x.dtype, ("signed integer", "unsigned integer")):
-        x = xp.astype(x, xp.float64)
-    elif not xp.isdtype(x.dtype, "real floating"):
-        raise TypeError(f"{name} must be a real floating array, got dtype {x.dtype}")
-    elif x.dtype == getattr(xp, "float16", None):
-        x = xp.astype(x, xp.float32)
-    if x.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(x.shape)}")
-    if 0 in x.shape:
-        raise ValueError(f"{name} must have positive dimensions, got shape {tuple(x.shape)}")
-    if not bool(xp.all(xp.isfinite(x))):
-        raise ValueError(f"{name} contains NaN or inf")
-    return x
+    """``x`` as a finite, non-empty real floating array of ``xp`` (the policy of :mod:`attnlab._validate`)."""
+    return real_array(x, name, xp, ndim=ndim, nonempty=True)
 
 
 def _qkv(Q, K, V, beta):
-    xp = array_namespace(Q, K, V)
-    Q, K, V = _float(Q, "Q", xp), _float(K, "K", xp), _float(V, "V", xp)
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Q and K must have the same width d, got {Q.shape[1]} and {K.shape[1]}")
-    if K.shape[0] != V.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
-    if beta is None:
-        beta = 1.0 / math.sqrt(Q.shape[1])
-    elif isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not (0 <= float(beta) < math.inf):
-        raise ValueError(f"beta must be a finite real number >= 0 or None, got {beta!r}")
+    xp = namespace_of(Q=Q, K=K, V=V)
+    Q, K, V = qkv(Q, K, V, xp)
+    beta = beta_arg(beta, default=1.0 / math.sqrt(Q.shape[1]))
     dtype = xp.result_type(Q, K, V)
-    return xp, xp.astype(Q, dtype), xp.astype(K, dtype), xp.astype(V, dtype), float(beta)
+    return xp, xp.astype(Q, dtype), xp.astype(K, dtype), xp.astype(V, dtype), beta
 
 
 # --------------------------------------------------------------------------- features
-def draw_omega(m, d, rng, *, orthogonal=True, norms="chi", size=None):
+@rng_keyword(2)
+def draw_omega(m, d, *, rng=None, orthogonal=True, norms="chi", size=None):
     r"""Random feature directions :math:`\omega_1, \dots, \omega_m \in \mathbb R^d`, one per row.
 
     - ``orthogonal=False``: independent rows :math:`\omega_i \sim \mathcal N(0, I_d)`.
@@ -106,8 +74,9 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi", size=None):
         Number of features, ``m >= 1`` (need not be a multiple of ``d``).
     d : int
         Dimension, ``d >= 1``.
-    rng : numpy.random.Generator
-        Source of every draw.
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Source of every draw (SciPy's SPEC 7; ``None`` draws fresh entropy, so pass a seed for a reproducible
+        result).
     orthogonal : bool
         Orthogonal blocks (True) or independent rows (False).
     norms : {"chi", "sqrt_d", "unit"}
@@ -122,7 +91,7 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi", size=None):
     Raises
     ------
     TypeError
-        ``m``, ``d`` not integers, ``rng`` not a ``numpy.random.Generator``.
+        ``m``, ``d`` not integers, ``rng`` not a seed or generator.
     ValueError
         ``m`` or ``d`` < 1, unknown ``norms``, or ``norms`` other than "chi" with ``orthogonal=False``.
 
@@ -130,21 +99,19 @@ def draw_omega(m, d, rng, *, orthogonal=True, norms="chi", size=None):
     --------
     >>> import numpy as np
     >>> from attnlab import draw_omega
-    >>> W = draw_omega(4, 4, np.random.default_rng(0), norms="unit")
+    >>> W = draw_omega(4, 4, rng=np.random.default_rng(0), norms="unit")
     >>> bool(np.allclose(W @ W.T, np.eye(4)))
     True
-    >>> draw_omega(6, 4, np.random.default_rng(0), orthogonal=False).shape
+    >>> draw_omega(6, 4, rng=np.random.default_rng(0), orthogonal=False).shape
     (6, 4)
-    >>> draw_omega(6, 4, np.random.default_rng(0), size=3).shape
+    >>> draw_omega(6, 4, rng=np.random.default_rng(0), size=3).shape
     (3, 6, 4)
     """
     m, d = _int(m, "m"), _int(d, "d")
     s = 1 if size is None else _int(size, "size")
-    rng = _generator(rng)
-    if not isinstance(orthogonal, (bool, np.bool_)):
-        raise TypeError(f"orthogonal must be a bool, not {type(orthogonal).__name__}")
-    if norms not in _NORMS:
-        raise ValueError(f"norms must be one of {_NORMS}, got {norms!r}")
+    rng = as_generator(rng)
+    orthogonal = flag(orthogonal, "orthogonal")
+    norms = choice(norms, _NORMS, "norms")
     if not orthogonal:
         if norms != "chi":
             raise ValueError(f"norms={norms!r} needs orthogonal=True (independent rows are Gaussian)")
@@ -195,7 +162,7 @@ def favor_features(X, omega):
     >>> round(float((favor_features(q, omega) @ favor_features(k, omega).T)[0, 0]), 4)
     1.4479
     """
-    xp = array_namespace(X, omega)
+    xp = namespace_of(X=X, omega=omega)
     X = _float(X, "X", xp)
     omega = _float(omega, "omega", xp)
     if X.shape[1] != omega.shape[1]:
@@ -311,7 +278,8 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     causal : bool
         Query ``i`` sees keys ``j <= i`` (needs ``n_q == n_k``).
     beta : float, optional
-        Inverse temperature, ``>= 0``; ``None`` means :math:`1/\sqrt d` (:math:`q, k` scaled by :math:`d^{-1/4}`).
+        Inverse temperature, any finite real; ``None`` means :math:`1/\sqrt d` (:math:`q, k` scaled by
+        :math:`d^{-1/4}`).
     chunk : int
         Block length of the causal scan, ``>= 1``.
 
@@ -323,7 +291,7 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     ------
     ValueError
         Shapes that do not match (``Q``/``K`` widths, ``K``/``V`` rows, ``omega`` width, causal lengths),
-        empty arrays, NaN/inf, ``beta < 0``, ``chunk < 1``.
+        empty arrays, NaN/inf, ``beta`` not finite, ``chunk < 1``.
     TypeError
         Non-floating or non-array inputs, non-integer ``chunk``.
 
@@ -333,20 +301,21 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     >>> from attnlab import attention, draw_omega, favor_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((6, 4)) for _ in range(3))
-    >>> omega = draw_omega(4096, 4, np.random.default_rng(1))
+    >>> omega = draw_omega(4096, 4, rng=1)
     >>> err = np.linalg.norm(favor_attention(Q, K, V, omega) - attention(Q, K, V)) / np.linalg.norm(attention(Q, K, V))
     >>> bool(err < 0.1)
     True
     """
     xp, Q, K, V, beta = _qkv(Q, K, V, beta)
-    omega = _float(omega, "omega", array_namespace(omega))
+    omega = _float(omega, "omega", None)
     if omega.shape[1] != Q.shape[1]:
         raise ValueError(f"omega must have the width d = {Q.shape[1]} of Q and K, got {omega.shape[1]}")
-    omega = xp.asarray(omega, dtype=Q.dtype) if array_namespace(omega) is xp else xp.asarray(np.asarray(omega),
-                                                                                            dtype=Q.dtype)
+    omega = xp.asarray(omega, dtype=Q.dtype) if namespace_of(omega=omega) is xp else xp.asarray(np.asarray(omega),
+                                                                                                dtype=Q.dtype)
     chunk = _int(chunk, "chunk")
-    if not isinstance(causal, (bool, np.bool_)):
-        raise TypeError(f"causal must be a bool, not {type(causal).__name__}")
+    causal = flag(causal, "causal")
+    if beta < 0:  # exp(beta q.k) = exp(|beta| (-q).k): the sign goes into the queries, the estimator is unchanged
+        Q, beta = -Q, -beta
     if causal and Q.shape[0] != K.shape[0]:
         raise ValueError(f"causal=True needs as many queries as keys, got {Q.shape[0]} and {K.shape[0]}")
     n, m = Q.shape[0], omega.shape[0]
@@ -409,7 +378,8 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     return xp.concat(outs, axis=0)
 
 
-def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=None, chunk=128):
+@rng_keyword(4)
+def performer_attention(Q, K, V, m, *, rng=None, orthogonal=True, causal=False, beta=None, chunk=128):
     r"""Performer attention (FAVOR+): :func:`favor_attention` with ``m`` fresh random features from ``rng``.
 
     :math:`\omega` = :func:`draw_omega` ``(m, d, rng, orthogonal=orthogonal)`` (orthogonal blocks with
@@ -432,14 +402,15 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
         Finite, real floating; one array namespace (NumPy, CuPy, any array-API library).
     m : int
         Number of random features, ``m >= 1``.
-    rng : numpy.random.Generator
-        Source of the features (drawn in NumPy and converted).
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Source of the features (SciPy's SPEC 7; drawn in NumPy and converted).
     orthogonal : bool
         Orthogonal random features (the default) or iid.
     causal : bool
         Query ``i`` sees keys ``j <= i`` (prefix sums; ``n_q == n_k``).
     beta : float, optional
-        Inverse temperature ``>= 0``; ``None`` means :math:`1/\sqrt d`.
+        Inverse temperature, any finite real (a negative one attends to the least similar keys); ``None``
+        means :math:`1/\sqrt d`.
     chunk : int
         Block length of the causal scan, ``>= 1``.
 
@@ -450,9 +421,9 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
     Raises
     ------
     ValueError
-        ``m < 1``; mismatched shapes; NaN/inf; ``beta < 0``; ``chunk < 1`` (messages name the argument).
+        ``m < 1``; mismatched shapes; NaN/inf; ``beta`` not finite; ``chunk < 1`` (messages name the argument).
     TypeError
-        Non-integer ``m`` or ``chunk``, ``rng`` not a ``numpy.random.Generator``, non-floating arrays.
+        Non-integer ``m`` or ``chunk``, ``rng`` not a seed or generator, non-floating arrays.
 
     Examples
     --------
@@ -460,7 +431,7 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
     >>> from attnlab import attention, performer_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((8, 4)) for _ in range(3))
-    >>> O = performer_attention(Q, K, V, 2048, np.random.default_rng(1), causal=True)
+    >>> O = performer_attention(Q, K, V, 2048, rng=np.random.default_rng(1), causal=True)
     >>> bool(np.linalg.norm(O - attention(Q, K, V, causal=True)) < 0.1 * np.linalg.norm(V))
     True
 
@@ -473,24 +444,26 @@ def performer_attention(Q, K, V, m, rng, *, orthogonal=True, causal=False, beta=
     - K. Choromanski et al., "Rethinking Attention with Performers", ICLR 2021.
     """
     m = _int(m, "m")
-    rng = _generator(rng)
-    xp = array_namespace(Q, K, V)
+    rng = as_generator(rng)
+    xp = namespace_of(Q=Q, K=K, V=V)
     d = _float(Q, "Q", xp).shape[1]
-    omega = draw_omega(m, d, rng, orthogonal=orthogonal)
-    if xp is not array_namespace(np.empty(0)):
+    omega = draw_omega(m, d, rng=rng, orthogonal=orthogonal)
+    if xp is not namespace_of():
         omega = xp.asarray(omega)
     return favor_attention(Q, K, V, omega, causal=causal, beta=beta, chunk=chunk)
 
 
 # --------------------------------------------------------------------------- Linformer
-def linformer_attention(Q, K, V, k, rng, *, beta=None):
+@renamed(k="m")
+@rng_keyword(4)
+def linformer_attention(Q, K, V, m, *, rng=None, beta=None):
     r"""Linformer attention with random Gaussian projections of the keys and values along the sequence.
 
     .. math::
         \tilde O = \mathrm{rowsoftmax}\big(\beta\,Q(EK)^\top\big)\,(FV),\qquad
-        E, F \in \mathbb R^{k\times n},\ E_{rj}, F_{rj} \sim \mathcal N(0, 1/k)\ \text{independent},
+        E, F \in \mathbb R^{m\times n},\ E_{rj}, F_{rj} \sim \mathcal N(0, 1/m)\ \text{independent},
 
-    in O(n·k·d) time and O(n·k) memory (the softmax shifted by its row maximum: any temperature is safe).
+    in O(n·m·d) time and O(n·m) memory (the softmax shifted by its row maximum: any temperature is safe).
 
     This is *not* an estimator of attention. Linformer learns E and F; with random ones, each row of :math:`FV` is a
     random combination of all n values, of size about :math:`\sqrt{n/k}` times a value's, while attention averages
@@ -505,12 +478,14 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
     K : array, shape (n, d)
     V : array, shape (n, d_v)
         Finite, real floating; one array namespace.
-    k : int
-        Projected length, ``k >= 1`` (``k > n`` is allowed, though it compresses nothing).
-    rng : numpy.random.Generator
-        Source of ``E`` and ``F`` (drawn in NumPy and converted).
+    m : int
+        Projected length, ``m >= 1`` (``m > n`` is allowed, though it compresses nothing). The keyword ``k`` is a
+        deprecated spelling.
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Source of ``E`` and ``F`` (SciPy's SPEC 7; drawn in NumPy and converted).
     beta : float, optional
-        Inverse temperature ``>= 0``; ``None`` means :math:`1/\sqrt d`.
+        Inverse temperature, any finite real (a negative one attends to the least similar keys); ``None``
+        means :math:`1/\sqrt d`.
 
     Returns
     -------
@@ -519,9 +494,9 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
     Raises
     ------
     ValueError
-        ``k < 1``; mismatched shapes; NaN/inf; ``beta < 0``.
+        ``k < 1``; mismatched shapes; NaN/inf; ``beta`` not finite.
     TypeError
-        Non-integer ``k``, ``rng`` not a ``numpy.random.Generator``, non-floating arrays.
+        Non-integer ``k``, ``rng`` not a seed or generator, non-floating arrays.
 
     Examples
     --------
@@ -529,7 +504,7 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
     >>> from attnlab import linformer_attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = (rng.standard_normal((16, 4)) for _ in range(3))
-    >>> linformer_attention(Q, K, V, 4, np.random.default_rng(1)).shape
+    >>> linformer_attention(Q, K, V, 4, rng=np.random.default_rng(1)).shape
     (16, 4)
 
     Random projections do not approximate attention (see above):
@@ -549,12 +524,12 @@ def linformer_attention(Q, K, V, k, rng, *, beta=None):
     ----------
     - S. Wang, B. Z. Li, M. Khabsa, H. Fang, H. Ma, "Linformer: Self-Attention with Linear Complexity", 2020.
     """
-    k = _int(k, "k")
-    rng = _generator(rng)
+    m = _int(m, "m")
+    rng = as_generator(rng)
     xp, Q, K, V, beta = _qkv(Q, K, V, beta)
     n = K.shape[0]
-    E = xp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dtype=Q.dtype)
-    F = xp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dtype=Q.dtype)
+    E = xp.asarray(rng.standard_normal((m, n)) / math.sqrt(m), dtype=Q.dtype)
+    F = xp.asarray(rng.standard_normal((m, n)) / math.sqrt(m), dtype=Q.dtype)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected below and raised
         S = (Q * beta) @ (E @ K).T
     if not bool(xp.all(xp.isfinite(S))):

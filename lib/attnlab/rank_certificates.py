@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_float_array, in_open_interval, positive_int
+from ._validate import as_float_array, choice, in_open_interval, positive_int
 from .backend import get_array_module, to_numpy
 
 __all__ = [
@@ -51,12 +51,7 @@ def _eps(eps):
 
 
 def _matrix(A, name):
-    A = as_float_array(A, name, ndim=2)
-    if A.dtype.itemsize < 4:
-        raise TypeError(f"{name} must be float32 or float64, got {A.dtype} (float16 is not supported)")
-    if 0 in A.shape:
-        raise ValueError(f"{name} must have positive dimensions, got shape {tuple(A.shape)}")
-    return A
+    return as_float_array(A, name, ndim=2, nonempty=True)
 
 
 def _stochastic(A, name="A", tol=1e-8):
@@ -67,17 +62,37 @@ def _stochastic(A, name="A", tol=1e-8):
     return A
 
 
-def _pair(A, B):
-    A, B = _matrix(A, "A"), _matrix(B, "B")
+def _pair(A, B, names=("A", "B")):
+    A, B = _matrix(A, names[0]), _matrix(B, names[1])
     if A.shape != B.shape:
-        raise ValueError(f"B must have the shape of A {tuple(A.shape)}, got {tuple(B.shape)}")
+        raise ValueError(f"{names[1]} must have the shape of {names[0]} {tuple(A.shape)}, got {tuple(B.shape)}")
     return A, B
 
 
 def _norm(norm):
-    if not isinstance(norm, str) or norm not in _NORMS:
-        raise ValueError(f"norm must be 'l1', 'l2' or 'linf', got {norm!r}")
-    return norm
+    return choice(norm, _NORMS, "norm")
+
+
+def _scaled_max(xp, fun, groups, names: str) -> float:
+    """``max(fun(*arrays))`` as a float, where ``fun`` is homogeneous of degree 1 in each group of ``groups`` (a tuple
+    of tuples of arrays), without overflow in the intermediate sums: when the direct computation overflows it is
+    redone in float64 on every group divided by a power of two near its largest |entry| (exact) and scaled back; a
+    true value beyond the largest float64 raises ``ValueError`` naming the arrays."""
+    arrays = [a for g in groups for a in g]
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = float(fun(*arrays))
+    if math.isfinite(val):
+        return val
+    scales = [math.ldexp(1.0, math.frexp(max(float(xp.abs(a).max()) for a in g))[1] - 1) for g in groups]
+    scaled = [a.astype(xp.float64) / sc for g, sc in zip(groups, scales) for a in g]
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = float(fun(*scaled))
+        for sc in scales:
+            val *= sc
+    if math.isfinite(val):
+        return val
+    raise ValueError(f"the error of {names} exceeds the largest float64 ({np.finfo(np.float64).max:.3g}): "
+                     f"scale {names} down")
 
 
 # --------------------------------------------------------------------------- the operator identity
@@ -99,9 +114,10 @@ def row_l1_error(A, B, *, block: int = _BLOCK) -> float:
     Raises
     ------
     TypeError
-        A or B not a real floating array (or float16); ``block`` not an integer.
+        A or B not an array of real numbers (bool, complex); ``block`` not an integer.
     ValueError
-        Not 2-D, empty, NaN or inf, shapes differ, ``block`` < 1.
+        Not 2-D, empty, NaN or inf, shapes differ, ``block`` < 1; the error itself exceeds the largest float64
+        (entries near ±1e308: the sums are rescaled first, so only a result that no float64 holds raises).
 
     Examples
     --------
@@ -113,7 +129,8 @@ def row_l1_error(A, B, *, block: int = _BLOCK) -> float:
     A, B = _pair(A, B)
     block = positive_int(block, "block")
     xp = get_array_module(A, B)
-    return max(float(xp.abs(A[i:i + block] - B[i:i + block]).sum(axis=1).max()) for i in range(0, A.shape[0], block))
+    return max(_scaled_max(xp, lambda a, b: xp.abs(a - b).sum(axis=1).max(), ((A[i:i + block], B[i:i + block]),),
+                           "A and B") for i in range(0, A.shape[0], block))
 
 
 def _vec_norm(X, norm, axis=-1):
@@ -164,7 +181,8 @@ def operator_error(A, B, V, norm: str = "l2") -> float:
     norm = _norm(norm)
     if V.shape[0] != A.shape[1]:
         raise ValueError(f"V must have {A.shape[1]} rows, got {V.shape[0]}")
-    return float(_vec_norm((A - B) @ V, norm).max())
+    xp = get_array_module(A, B, V)
+    return _scaled_max(xp, lambda a, b, v: _vec_norm((a - b) @ v, norm).max(), ((A, B), (V,)), "A, B and V")
 
 
 def maximising_values(A, B, m: int = 3, norm: str = "l2"):

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import spatial
 
 from . import rank_lattice as _lat, rank_sphere as _sph
-from ._validate import generator, nonnegative_int, positive_int, positive_real
+from ._validate import as_generator, rng_keyword, nonnegative_int, positive_int, positive_real
 from .rank_certificates import _eps
 from .rank_interaction import _finite_scores, chebyshev_radius
 from .logits import softmax
@@ -36,7 +36,8 @@ __all__ = [
 ]
 
 
-def sphere_points(n: int, d: int, rng):
+@rng_keyword(2)
+def sphere_points(n: int, d: int, *, rng=None):
     r"""``n`` independent uniform points on the unit sphere :math:`S^{d-1}\subset\mathbb R^d` (normalised Gaussians).
 
     Parameters
@@ -45,7 +46,7 @@ def sphere_points(n: int, d: int, rng):
         Number of points.
     d : int ≥ 1
         Ambient dimension.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -63,18 +64,19 @@ def sphere_points(n: int, d: int, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import sphere_points
-    >>> X = sphere_points(4, 3, np.random.default_rng(0))
+    >>> X = sphere_points(4, 3, rng=np.random.default_rng(0))
     >>> X.shape, bool(np.allclose((X * X).sum(axis=1), 1))
     ((4, 3), True)
     """
     positive_int(n, "n")
     positive_int(d, "d")
-    generator(rng)
+    rng = as_generator(rng)
     X = rng.standard_normal((n, d))
     return X / np.sqrt((X * X).sum(axis=1, keepdims=True))
 
 
-def ball_points(n: int, d: int, rng):
+@rng_keyword(2)
+def ball_points(n: int, d: int, *, rng=None):
     r"""``n`` independent uniform points in the unit ball :math:`B^d` (a sphere point times :math:`U^{1/d}`).
 
     Parameters
@@ -83,7 +85,7 @@ def ball_points(n: int, d: int, rng):
         Number of points.
     d : int ≥ 1
         Dimension.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -101,14 +103,16 @@ def ball_points(n: int, d: int, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import ball_points
-    >>> X = ball_points(100, 2, np.random.default_rng(0))
+    >>> X = ball_points(100, 2, rng=np.random.default_rng(0))
     >>> bool((np.linalg.norm(X, axis=1) <= 1).all())
     True
     """
-    return sphere_points(n, d, rng) * rng.random((n, 1)) ** (1.0 / d)
+    rng = as_generator(rng)
+    return sphere_points(n, d, rng=rng) * rng.random((n, 1)) ** (1.0 / d)
 
 
-def family_attention(family: str, n: int, n_keys: int, beta: float, rng):
+@rng_keyword(4)
+def family_attention(family: str, n: int, n_keys: int, beta: float, *, rng=None):
     r"""Attention :math:`\mathrm{softmax}(\beta QK^\top)` of n queries and n_keys keys, all drawn uniformly on
     :math:`S^{d-1}` (``"sphere-d"``) or in :math:`B^d` (``"ball-d"``), queries first.
 
@@ -120,7 +124,7 @@ def family_attention(family: str, n: int, n_keys: int, beta: float, rng):
         Numbers of queries and keys.
     beta : float > 0
         Inverse temperature.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -138,7 +142,7 @@ def family_attention(family: str, n: int, n_keys: int, beta: float, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import family_attention
-    >>> A = family_attention("sphere-2", 5, 7, 10.0, np.random.default_rng(0))
+    >>> A = family_attention("sphere-2", 5, 7, 10.0, rng=np.random.default_rng(0))
     >>> A.shape, bool(np.allclose(A.sum(axis=1), 1))
     ((5, 7), True)
     """
@@ -151,11 +155,13 @@ def family_attention(family: str, n: int, n_keys: int, beta: float, rng):
     positive_int(n_keys, "n_keys")
     positive_real(beta, "beta")
     draw = sphere_points if kind == "sphere" else ball_points
-    Q, K = draw(n, int(dim), rng), draw(n_keys, int(dim), rng)
+    rng = as_generator(rng)
+    Q, K = draw(n, int(dim), rng=rng), draw(n_keys, int(dim), rng=rng)
     return softmax(_finite_scores(beta * (Q @ K.T), "beta"))
 
 
-def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset=1.0, hidden=3.0):
+@rng_keyword(4)
+def planted_head(n: int, n_keys: int, d: int, r: int, *, rng=None, radius=1.0, offset=1.0, hidden=3.0):
     r"""A head in :math:`\mathbb R^d` whose visible interaction has dimension r.
 
     Queries :math:`q_0 + u_i` with :math:`u_i` uniform in the radius-``radius`` ball of a random r-dimensional
@@ -171,7 +177,7 @@ def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset
         Head dimension.
     r : int in [0, d]
         Visible dimension.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
     radius, offset, hidden : float ≥ 0
         Query radius, query offset and hidden key norm.
 
@@ -190,7 +196,7 @@ def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset
     --------
     >>> import numpy as np
     >>> from attnlab import planted_head, visible_interaction_dim
-    >>> Q, K = planted_head(30, 20, 8, 2, np.random.default_rng(0))
+    >>> Q, K = planted_head(30, 20, 8, 2, rng=np.random.default_rng(0))
     >>> visible_interaction_dim(Q, K).r
     2
     """
@@ -202,17 +208,18 @@ def planted_head(n: int, n_keys: int, d: int, r: int, rng, *, radius=1.0, offset
     for name, v in (("radius", radius), ("offset", offset), ("hidden", hidden)):
         if v != 0:
             positive_real(v, name)
-    generator(rng)
+    rng = as_generator(rng)
     basis, _ = np.linalg.qr(rng.standard_normal((d, d)))
     Ur, Uo = basis[:, :r], basis[:, r:]
-    q0 = offset * sphere_points(1, d, rng)[0]
-    Q = q0 + radius * (ball_points(n, r, rng) @ Ur.T if r else np.zeros((n, d)))
-    K = (ball_points(n_keys, r, rng) @ Ur.T if r else 0.0) + (
-        hidden * sphere_points(n_keys, d - r, rng) @ Uo.T if r < d else 0.0)
+    q0 = offset * sphere_points(1, d, rng=rng)[0]
+    Q = q0 + radius * (ball_points(n, r, rng=rng) @ Ur.T if r else np.zeros((n, d)))
+    K = (ball_points(n_keys, r, rng=rng) @ Ur.T if r else 0.0) + (
+        hidden * sphere_points(n_keys, d - r, rng=rng) @ Uo.T if r < d else 0.0)
     return Q, K
 
 
-def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
+@rng_keyword(5)
+def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng=None):
     r"""A head of full visible dimension whose keys lie near an r-dimensional subspace: queries uniform in
     :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus
     :math:`\mathcal N(0,\sigma^2 I_d)`.
@@ -227,7 +234,7 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
         Dimension of the key subspace.
     sigma : float ≥ 0
         Standard deviation of the key noise.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -244,7 +251,7 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import noisy_head
-    >>> Q, K = noisy_head(10, 6, 4, 1, 0.0, np.random.default_rng(0))
+    >>> Q, K = noisy_head(10, 6, 4, 1, 0.0, rng=np.random.default_rng(0))
     >>> int(np.linalg.matrix_rank(K))
     1
     """
@@ -255,10 +262,10 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, rng):
         raise ValueError(f"r must lie in [1, d] = [1, {d}], got {r}")
     if sigma != 0:
         positive_real(sigma, "sigma")
-    generator(rng)
+    rng = as_generator(rng)
     basis, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    Q = ball_points(n, d, rng)
-    K = ball_points(n_keys, r, rng) @ basis[:, :r].T + sigma * rng.standard_normal((n_keys, d))
+    Q = ball_points(n, d, rng=rng)
+    K = ball_points(n_keys, r, rng=rng) @ basis[:, :r].T + sigma * rng.standard_normal((n_keys, d))
     return Q, K
 
 
@@ -358,7 +365,8 @@ def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
     return A[messages], cells
 
 
-def sphere_packing(d: int, angle: float, n_candidates: int, rng):
+@rng_keyword(3)
+def sphere_packing(d: int, angle: float, n_candidates: int, *, rng=None):
     r"""Points on :math:`S^{d-1}` at pairwise angle > ``angle``: random candidates screened greedily with a k-d tree
     (each accepted point blocks its neighbours within chord :math:`2\sin(\text{angle}/2)`).
 
@@ -370,7 +378,7 @@ def sphere_packing(d: int, angle: float, n_candidates: int, rng):
         The separation.
     n_candidates : int ≥ 1
         Number of uniform candidates.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -388,7 +396,7 @@ def sphere_packing(d: int, angle: float, n_candidates: int, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import sphere_packing
-    >>> P = sphere_packing(2, 1.0, 500, np.random.default_rng(0))
+    >>> P = sphere_packing(2, 1.0, 500, rng=np.random.default_rng(0))
     >>> G = P @ P.T - 2 * np.eye(len(P))
     >>> bool(np.arccos(G.max()) > 1.0) and len(P) <= 6
     True
@@ -397,7 +405,7 @@ def sphere_packing(d: int, angle: float, n_candidates: int, rng):
     if positive_real(angle, "angle") > math.pi:
         raise ValueError(f"angle must lie in (0, π], got {angle}")
     positive_int(n_candidates, "n_candidates")
-    X = sphere_points(n_candidates, d, rng)
+    X = sphere_points(n_candidates, d, rng=rng)
     chord = 2 * math.sin(angle / 2)
     tree = spatial.cKDTree(X)
     taken = np.zeros(n_candidates, dtype=bool)
@@ -409,7 +417,8 @@ def sphere_packing(d: int, angle: float, n_candidates: int, rng):
     return X[taken]
 
 
-def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
+@rng_keyword(4)
+def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rng=None):
     r"""Lower certificate of the continuum sphere from an explicit packing: messages at pairwise angle > 2ρ, own sets
     the caps of radius ρ, keys the uniform measure on :math:`S^{d-1}` (the limit of many equal-weight tokens).
 
@@ -426,7 +435,7 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
         Tolerance.
     n_candidates : int ≥ 1
         Candidates of :func:`sphere_packing`.
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
 
     Returns
     -------
@@ -444,7 +453,7 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
     --------
     >>> import numpy as np
     >>> from attnlab import sphere_lower_count
-    >>> x = sphere_lower_count(2, 1e3, 0.25, 2000, np.random.default_rng(0))
+    >>> x = sphere_lower_count(2, 1e3, 0.25, 2000, rng=np.random.default_rng(0))
     >>> bool(x["mass"] > 0.625 and x["M"] >= 1)
     True
     """
@@ -455,8 +464,8 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, rng):
         raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), "
                          f"got {eps}")
     positive_int(n_candidates, "n_candidates")
-    generator(rng)
+    rng = as_generator(rng)
     rho = _sph.cap_radius(d, beta, eps)
-    P = sphere_packing(d, min(2 * rho, math.pi), n_candidates, rng)
+    P = sphere_packing(d, min(2 * rho, math.pi), n_candidates, rng=rng)
     return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(P.shape[0]), mass=_sph._cap_mass(d, beta, rho),
                 candidates=n_candidates)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._validate import as_float_array, nonnegative_int, positive_real
+from ._validate import as_float_array, nonnegative_int, positive_real, renamed
 from .backend import get_array_module, to_numpy
 from .rank_certificates import _matrix, row_l1_error
 from .logits import logsumexp, softmax
@@ -161,11 +161,12 @@ def visible_interaction_dim(Q, K, tol: float = 1e-10) -> VisibleInteraction:
     return VisibleInteraction(int(Vb.shape[1]), u @ Vb, Sj @ Vb, Q @ K[0], T @ Q[0], Vb, int(U.shape[1]))
 
 
-def gibbs_matrix(a, b, log_pi, gamma: float = 1.0):
-    r"""Weighted Gibbs rows :math:`p_i(j) \propto \pi_j e^{\gamma\langle a_i,b_j\rangle}` (n × L).
+@renamed(gamma="beta")
+def gibbs_matrix(a, b, log_pi, beta: float = 1.0):
+    r"""Weighted Gibbs rows :math:`p_i(j) \propto \pi_j e^{\beta\langle a_i,b_j\rangle}` (n × L).
 
-    With the coordinates of :func:`visible_interaction_dim` and :math:`\log\pi = \beta\,\text{key}`, γ = β, this
-    is the attention matrix :math:`\mathrm{softmax}(\beta QK^\top)`.
+    With the coordinates of :func:`visible_interaction_dim` and :math:`\log\pi = \beta\,\text{key}`, β the inverse
+    temperature, this is the attention matrix :math:`\mathrm{softmax}(\beta QK^\top)`.
 
     Parameters
     ----------
@@ -175,7 +176,7 @@ def gibbs_matrix(a, b, log_pi, gamma: float = 1.0):
         Key coordinates, of the width of ``a``.
     log_pi : array (L,), finite
         Log-weights of the keys.
-    gamma : float > 0
+    beta : float > 0
         Inverse temperature.
 
     Returns
@@ -188,7 +189,7 @@ def gibbs_matrix(a, b, log_pi, gamma: float = 1.0):
     TypeError
         A non-array or non-real argument.
     ValueError
-        Wrong dimensions or sizes, NaN or inf, ``gamma`` ≤ 0, or scores that overflow (reduce ``gamma``).
+        Wrong dimensions or sizes, NaN or inf, ``beta`` ≤ 0, or scores that overflow (reduce ``beta``).
 
     Examples
     --------
@@ -204,20 +205,21 @@ def gibbs_matrix(a, b, log_pi, gamma: float = 1.0):
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"b must have the width r = {a.shape[1]} of a, got {b.shape[1]}")
     log_pi = _vector(log_pi, "log_pi", b.shape[0], "one per key")
-    positive_real(gamma, "gamma")
-    return softmax(_finite_scores(gamma * (a @ b.T) + log_pi[None, :], "gamma"))
+    positive_real(beta, "beta")
+    return softmax(_finite_scores(beta * (a @ b.T) + log_pi[None, :], "beta"))
 
 
-def bregman_gap(Kx, log_pi, gamma, x, y):
+@renamed(gamma="beta")
+def bregman_gap(Kx, log_pi, beta, x, y):
     r"""The support-gap identity of the upper law for the log-partition function h of the Gibbs family.
 
-    :math:`h(x)=\gamma^{-1}\log\sum_j\pi_je^{\gamma\langle x,k_j\rangle}`.
+    :math:`h(x)=\beta^{-1}\log\sum_j\pi_je^{\beta\langle x,k_j\rangle}`.
 
     .. math::
-        h(x)-\langle x,c_y\rangle = \mathrm{KL}(p_y\|p_x)/\gamma + h(y)-\langle y,c_y\rangle,
+        h(x)-\langle x,c_y\rangle = \mathrm{KL}(p_y\|p_x)/\beta + h(y)-\langle y,c_y\rangle,
         \qquad c_y=\nabla h(y)=\mathbb E_{p_y}k,
 
-    where :math:`h(y)-\langle y,c_y\rangle = \gamma^{-1}(H(p_y)+\mathbb E_{p_y}\log\pi)` is non-negative when
+    where :math:`h(y)-\langle y,c_y\rangle = \beta^{-1}(H(p_y)+\mathbb E_{p_y}\log\pi)` is non-negative when
     π ≥ 1 (for instance integer multiplicities; any real weights ≥ 1 will do).
 
     Parameters
@@ -226,7 +228,7 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
         The keys :math:`k_j` (rows).
     log_pi : array (L,), finite
         Log-weights.
-    gamma : float > 0
+    beta : float > 0
         Inverse temperature.
     x, y : array (m,), finite
         The two points.
@@ -241,7 +243,7 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
     TypeError
         A non-array or non-real argument.
     ValueError
-        Wrong dimensions or sizes, NaN or inf, ``gamma`` ≤ 0, or scores that overflow (reduce ``gamma``).
+        Wrong dimensions or sizes, NaN or inf, ``beta`` ≤ 0, or scores that overflow (reduce ``beta``).
 
     Examples
     --------
@@ -253,17 +255,17 @@ def bregman_gap(Kx, log_pi, gamma, x, y):
     """
     Kx = _matrix(Kx, "Kx")
     log_pi = _vector(log_pi, "log_pi", Kx.shape[0], "one per key")
-    positive_real(gamma, "gamma")
+    positive_real(beta, "beta")
     x = _vector(x, "x", Kx.shape[1], "the width of Kx")
     y = _vector(y, "y", Kx.shape[1], "the width of Kx")
-    lx = _finite_scores(gamma * (Kx @ x) + log_pi, "gamma")
-    ly = _finite_scores(gamma * (Kx @ y) + log_pi, "gamma")
-    hx, hy = float(logsumexp(lx)) / gamma, float(logsumexp(ly)) / gamma
+    lx = _finite_scores(beta * (Kx @ x) + log_pi, "beta")
+    ly = _finite_scores(beta * (Kx @ y) + log_pi, "beta")
+    hx, hy = float(logsumexp(lx)) / beta, float(logsumexp(ly)) / beta
     py = softmax(ly)
     c = py @ Kx
-    logpy, logpx = ly - gamma * hy, lx - gamma * hx
+    logpy, logpx = ly - beta * hy, lx - beta * hx
     kl = float((py * (logpy - logpx)).sum())
-    return hx - float(x @ c), kl / gamma, hy - float(y @ c)
+    return hx - float(x @ c), kl / beta, hy - float(y @ c)
 
 
 # --------------------------------------------------------------------------- the SVD bridge

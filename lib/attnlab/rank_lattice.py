@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._validate import nonnegative_int, positive_int, positive_real
+from ._validate import nonnegative_int, positive_int, positive_real, renamed
 from .rank_certificates import _eps, _pair
 from .logits import softmax
 
@@ -378,15 +378,16 @@ def _lattice_svd(gamma, margin):
     return (A1, *np.linalg.svd(A1, full_matrices=False))
 
 
-def kron_factor(gamma: float, k: int, margin: int = 8):
-    """``(A1, B1)``: the 1-D factor of the lattice instance (:func:`lattice_1d`) and its rank-k truncated SVD.
+@renamed(k="r")
+def kron_factor(gamma: float, r: int, margin: int = 8):
+    """``(A1, B1)``: the 1-D factor of the lattice instance (:func:`lattice_1d`) and its rank-r truncated SVD.
 
     Parameters
     ----------
     gamma : float > 0
         Lattice scale.
-    k : int in [1, 2⌊γ⌋ + 1]
-        Rank of the truncation.
+    r : int in [1, 2⌊γ⌋ + 1]
+        Rank of the truncation (``k`` is a deprecated spelling).
     margin : int ≥ 0
         As in :func:`lattice_beta`.
 
@@ -399,7 +400,7 @@ def kron_factor(gamma: float, k: int, margin: int = 8):
     TypeError
         Arguments of the wrong type.
     ValueError
-        γ ≤ 0 or not finite, k outside [1, 2⌊γ⌋ + 1], margin < 0.
+        γ ≤ 0 or not finite, r outside [1, 2⌊γ⌋ + 1], margin < 0.
 
     Examples
     --------
@@ -412,10 +413,10 @@ def kron_factor(gamma: float, k: int, margin: int = 8):
     positive_real(gamma, "gamma")
     nonnegative_int(margin, "margin")
     size = 2 * math.floor(gamma) + 1
-    if positive_int(k, "k") > size:
-        raise ValueError(f"k must lie in [1, {size}] (the rows of the 1-D factor), got {k}")
+    if positive_int(r, "r") > size:
+        raise ValueError(f"r must lie in [1, {size}] (the rows of the 1-D factor), got {r}")
     A1, U, s, Vt = _lattice_svd(gamma, margin)
-    return A1, (U[:, :k] * s[:k]) @ Vt[:k]
+    return A1, (U[:, :r] * s[:r]) @ Vt[:r]
 
 
 def kron_error_bound(A1, B1, d: int) -> float:
@@ -449,7 +450,7 @@ def kron_error_bound(A1, B1, d: int) -> float:
     >>> round(kron_error_bound(A1, 0.9 * A1, 2), 12)   # E = 0.1, S = 0.9: 0.1 · (1 + 0.9)
     0.19
     """
-    A1, B1 = _pair(A1, B1)
+    A1, B1 = _pair(A1, B1, ("A1", "B1"))
     positive_int(d, "d")
     E, S = float(np.abs(A1 - B1).sum(axis=1).max()), float(np.abs(B1).sum(axis=1).max())
     return E * sum(S**j for j in range(d))

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 
 import numpy as np
 from scipy import optimize, special
 
-from ._validate import as_float_array, nonnegative_int, positive_int, positive_real
+from ._validate import as_float_array, nonnegative_int, positive_int, positive_real, real
 from .rank_certificates import _eps
 
 __all__ = [
@@ -137,10 +136,7 @@ def cap_area(d: int, angle: float) -> float:
     0.25
     """
     d = _sphere_dim(d)
-    if isinstance(angle, bool) or not isinstance(angle, numbers.Real):
-        raise TypeError(f"angle must be a real number, not {type(angle).__name__}")
-    if not 0 <= angle <= math.pi:
-        raise ValueError(f"angle must lie in [0, π], got {angle}")
+    angle = real(angle, "angle", lo=0.0, hi=math.pi)
     half = 0.5 * float(special.betainc((d - 1) / 2, 0.5, math.sin(angle) ** 2))
     return half if angle <= math.pi / 2 else 1.0 - half
 

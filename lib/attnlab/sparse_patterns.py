@@ -29,7 +29,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._validate import as_float_array, positive_int
+from ._validate import (as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval, positive_int,
+                        positive_real, real, renamed)
 
 __all__ = ["ConstructionFailedWarning", "pattern_profile", "log_target", "element_ratio_error", "RatioError",
            "sparse_dimension_bound",
@@ -62,9 +63,6 @@ def _target(A, name="A", *, causal=False):
     A = as_float_array(A, name, ndim=2)
     if isinstance(A, np.ndarray) is False:
         A = np.asarray(A)
-    if A.dtype == np.float16:
-        raise TypeError(f"{name} must be float32 or float64 "
-                        "(float16 is rejected: ratios of its entries are too coarse)")
     A = np.asarray(A, dtype=np.float64)
     L = A.shape[0]
     if A.shape != (L, L) or L < 1:
@@ -82,8 +80,8 @@ def _target(A, name="A", *, causal=False):
 
 def _sparse_target(A, name, causal):
     """A SciPy sparse target as a canonical CSR array (explicit zeros dropped), validated like a dense one."""
-    if A.dtype.kind not in "fiu" or A.dtype == np.float16:
-        raise TypeError(f"{name} must be a float32 or float64 sparse array, got dtype {A.dtype}")
+    if A.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a sparse array of real numbers, got dtype {A.dtype}")
     A = sparse.csr_array(A, dtype=np.float64, copy=True)
     L = A.shape[0]
     if A.shape != (L, L) or L < 1:
@@ -105,33 +103,15 @@ def _sparse_target(A, name, causal):
 
 
 def _bool(x, name):
-    if not isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {type(x).__name__}")
-    return bool(x)
+    return flag(x, name)
 
 
 def _eps(eps1, eps2):
-    for v, n in ((eps1, "eps1"), (eps2, "eps2")):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{n} must be a real number, not {type(v).__name__}")
-    eps1, eps2 = float(eps1), float(eps2)
-    if not (0 < eps1 < math.inf):
-        raise ValueError(f"eps1 must be a finite number > 0, got {eps1:g}")
-    if not 0 < eps2 < 1:
-        raise ValueError(f"eps2 must lie in (0, 1), got {eps2:g}")
-    return eps1, eps2
-
-
-def _rng(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
-    return rng
+    return positive_real(eps1, "eps1"), in_open_interval(eps2, 0.0, 1.0, "eps2")
 
 
 def _choice(x, options, name):
-    if not isinstance(x, str) or x not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {x!r}")
-    return x
+    return choice(x, options, name)
 
 
 # ---------------------------------------------------------------------------------------------------- the target
@@ -211,12 +191,12 @@ def _checked_target(A, k, gamma, causal):
     A = _target(A, causal=causal)
     k_A, g_A = pattern_profile(A)
     if k is not None:
-        k = positive_int(k, "k")
+        k = positive_int(k, "nnz")
         if k_A > k:
-            raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than k = {k}")
+            raise ValueError(f"A breaks the sparsity assumption: a row or column has {k_A} nonzeros, more than "
+                             f"nnz = {k}")
     if gamma is not None:
-        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
-            raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+        gamma = real(gamma, "gamma", lo=1.0)
         if g_A > float(gamma) * (1 + 1e-12):
             raise ValueError(f"A breaks the ratio assumption: two nonzeros of a row differ by a factor {g_A:.6g} "
                              f"> gamma = {float(gamma):g}")
@@ -230,7 +210,8 @@ def _log_support(A, eps1, eps2):
     return sup, b
 
 
-def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
+@renamed(k="nnz")
+def log_target(A, eps1, eps2, *, nnz=None, gamma=None, causal=False):
     r"""The log-transformed target :math:`B` whose row softmax preserves the element ratios of :math:`A`.
 
     .. math::
@@ -251,8 +232,9 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
         Ratio precision: ratios of nonzeros are to be kept within a factor :math:`1 + \varepsilon_1`.
     eps2 : float in (0, 1)
         Leakage precision: an entry off the pattern is to be at most :math:`\varepsilon_2` times every entry on it.
-    k : int >= 1, optional
-        If given, ``A`` must have at most ``k`` nonzeros in every row and column.
+    nnz : int >= 1, optional
+        The sparsity :math:`k`: if given, ``A`` must have at most ``nnz`` nonzeros in every row and column (``k`` is
+        a deprecated spelling).
     gamma : float >= 1, optional
         If given, two nonzeros of a row of ``A`` may differ by at most this factor.
     causal : bool
@@ -265,7 +247,7 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
     Raises
     ------
     ValueError
-        If ``A`` breaks the sparsity (``k``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out
+        If ``A`` breaks the sparsity (``nnz``), ratio (``gamma``) or causal assumption, or ``eps1``, ``eps2`` are out
         of range.
     TypeError
         If an argument has the wrong type.
@@ -280,7 +262,7 @@ def log_target(A, eps1, eps2, *, k=None, gamma=None, causal=False):
            [0.    , 1.3863]])
     """
     eps1, eps2 = _eps(eps1, eps2)
-    A = _checked_target(A, k, gamma, _bool(causal, "causal"))
+    A = _checked_target(A, nnz, gamma, _bool(causal, "causal"))
     sup, b = _log_support(A, eps1, eps2)
     rows = np.broadcast_to(np.arange(A.shape[0])[:, None], sup.cols.shape)
     if sparse.issparse(A):
@@ -403,7 +385,8 @@ def element_ratio_error(M, A, *, causal=False) -> RatioError:
 
 
 # ---------------------------------------------------------------------------------------------------- the bound
-def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
+@renamed(k="nnz")
+def sparse_dimension_bound(L, nnz, gamma, eps1, eps2, *, delta=0.5, causal=False):
     r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability ≥ 1 − δ.
 
     Every row of :math:`D = U\Sigma` has norm :math:`\|B_i\| \le \sqrt k\,(c + \log\gamma)` with
@@ -420,7 +403,7 @@ def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
     Parameters
     ----------
     L : int >= 1
-    k : int >= 1
+    nnz : int >= 1
     gamma : float >= 1
     eps1 : float > 0
     eps2 : float in (0, 1)
@@ -444,12 +427,10 @@ def sparse_dimension_bound(L, k, gamma, eps1, eps2, *, delta=0.5, causal=False):
     >>> sparse_dimension_bound(1024, 1, 1.0, 1.0, 0.5)
     1225
     """
-    L, k = positive_int(L, "L"), positive_int(k, "k")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 1 <= float(gamma) < math.inf:
-        raise ValueError(f"gamma must be a finite real number >= 1, got {gamma!r}")
+    L, k = positive_int(L, "L"), positive_int(nnz, "nnz")
+    gamma = real(gamma, "gamma", lo=1.0)
     eps1, eps2 = _eps(eps1, eps2)
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < float(delta) < 1:
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    delta = in_open_interval(delta, 0.0, 1.0, "delta")
     pairs = L * (L + 1) // 2 if _bool(causal, "causal") else L * L
     tau = 0.5 * math.log1p(eps1) / (math.sqrt(k) * (math.log((1 + eps1) / eps2) + math.log(float(gamma))))
     rate = tau**2 / 4 - tau**3 / 6
@@ -570,7 +551,8 @@ def _dims(dims, r, projection):
     return out
 
 
-def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, causal=False, method="auto",
+@renamed(k="nnz")
+def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma=None, causal=False, method="auto",
                      projection="orthogonal", dtype=np.float64):
     r"""Run the construction for ``draws`` independent projections at every dimension in ``dims``.
 
@@ -596,16 +578,16 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
         Projection dimensions; at most rank(B) for the orthogonal projection.
     eps1 : float > 0
     eps2 : float in (0, 1)
-    rng : numpy.random.Generator
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
     draws : int >= 1
         Number of independent projections.
-    k, gamma : optional
+    nnz, gamma : optional
         Assumptions checked on ``A`` (see :func:`log_target`).
     causal : bool
         Lower-triangular target, causally masked attention.
     method : {"auto", "svd", "identity"}
     projection : {"orthogonal", "gaussian"}
-    dtype : numpy.float32 or numpy.float64
+    dtype : {"float32", "float64"}, or the NumPy dtype or type of either
         Precision of the projected logits (float32 halves the cost; its rounding, about 1e-6 of logits of size
         at most :math:`c + \log\gamma`, is far below any tolerance :math:`\log(1+\varepsilon_1)` in use).
 
@@ -632,12 +614,11 @@ def resample_success(A, dims, *, eps1, eps2, rng, draws=16, k=None, gamma=None, 
     >>> ok.mean(axis=0).tolist()                                 # d = 64 = L is exact
     [0.0, 0.0, 1.0]
     """
-    _rng(rng)
+    rng = as_generator(rng)
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     draws = positive_int(draws, "draws")
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
-    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    dtype = np.dtype(dtype_arg(dtype)).type
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, nnz, gamma, causal, method)
     dims = _dims(dims, prep.r, projection)
     batch = max(1, min(draws, _MAX_BATCH_ENTRIES // (prep.L * prep.L)))
     out_r, out_l = [], []
@@ -689,7 +670,8 @@ class SparseAttention(NamedTuple):
     resamples: int
 
 
-def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, causal=False, max_resamples=64,
+@renamed(k="nnz")
+def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, nnz=None, gamma=None, causal=False, max_resamples=64,
                                method="auto", projection="orthogonal"):
     r"""Inputs X for which a fixed layer's :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` reproduces a target ``A``.
 
@@ -710,8 +692,8 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
         Projection (query/key) dimension; at most rank(B) for the orthogonal projection.
     eps1 : float > 0
     eps2 : float in (0, 1)
-    rng : numpy.random.Generator
-    k, gamma : optional
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+    nnz, gamma : optional
         Assumptions checked on ``A``.
     causal : bool
     max_resamples : int >= 1
@@ -744,11 +726,11 @@ def construct_sparse_attention(A, d, *, eps1, eps2, rng, k=None, gamma=None, cau
     >>> round(res.error.leakage, 4)                 # exact logits: leakage eps2 / (1 + eps1)
     0.25
     """
-    _rng(rng)
+    rng = as_generator(rng)
     projection = _choice(projection, ("orthogonal", "gaussian"), "projection")
     d = positive_int(d, "d")
     max_resamples = positive_int(max_resamples, "max_resamples")
-    prep, eps1, eps2 = _prepare(A, eps1, eps2, k, gamma, causal, method)
+    prep, eps1, eps2 = _prepare(A, eps1, eps2, nnz, gamma, causal, method)
     if projection == "orthogonal" and d > prep.r:
         raise ValueError(f"d must not exceed rank(B) = {prep.r} for an orthogonal projection, got {d}")
     for t in range(1, max_resamples + 1):
@@ -824,7 +806,8 @@ class MomentCurveAttention(NamedTuple):
     norm_product: float
 
 
-def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
+@renamed(k="nnz")
+def moment_curve_attention(A, *, eps1, eps2, nnz=None, gamma=None, causal=False):
     r"""Inputs of dimension :math:`d = 2k + 1`, for every :math:`L`, that make a fixed layer approximate ``A``.
 
     Token :math:`j` (:math:`0\le j < L`) gets the moment vector :math:`(1, j, \dots, j^{2k})`; row :math:`i` gets the
@@ -851,8 +834,9 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
         The target (see :func:`log_target`).
     eps1 : float > 0
     eps2 : float in (0, 1)
-    k, gamma : optional
-        Assumptions checked on ``A``; ``k`` also sets :math:`d = 2k + 1` (default: the largest row support).
+    nnz, gamma : optional
+        Assumptions checked on ``A``; ``nnz`` also sets :math:`d = 2\,\mathrm{nnz} + 1` (default: the largest row
+        support).
     causal : bool
 
     Returns
@@ -875,10 +859,10 @@ def moment_curve_attention(A, *, eps1, eps2, k=None, gamma=None, causal=False):
     """
     eps1, eps2 = _eps(eps1, eps2)
     causal = _bool(causal, "causal")
-    A = _checked_target(A, k, gamma, causal)
+    A = _checked_target(A, nnz, gamma, causal)
     L = A.shape[0]
     sup = _support(A)
-    kmax = sup.cols.shape[1] if k is None else positive_int(k, "k")
+    kmax = sup.cols.shape[1] if nnz is None else positive_int(nnz, "nnz")
     d = 2 * kmax + 1
     eta = 0.5 * math.log1p(eps1)
     limit = math.log(eps2) - eta

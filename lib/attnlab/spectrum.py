@@ -9,13 +9,13 @@ the PDA draft's and the low-rank tutorial's claims about them in chapter 3 (:mod
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy import linalg as sla
 from scipy import stats
 
-from ._validate import as_float_array, in_open_interval, positive_int, positive_real
+from ._validate import (as_float_array, finite_real, in_open_interval, nonnegative_int, positive_int, positive_real,
+                        real_array)
 from .backend import get_array_module, to_numpy
 
 __all__ = [
@@ -31,19 +31,10 @@ __all__ = [
 
 # --------------------------------------------------------------------------- validation
 def _real_array(x, name):
-    """``x`` as a float64 NumPy array (CuPy arrays are copied to the host); TypeError naming ``name`` otherwise."""
-    if isinstance(x, (bool, np.bool_, str, bytes)):
+    """``x`` as a float64 NumPy array (CuPy arrays are copied to the host), checked by the library's policy."""
+    if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be real numbers, not {type(x).__name__}")
-    try:
-        a = np.asarray(to_numpy(x))
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be real numbers, not {type(x).__name__}") from exc
-    if a.dtype.kind not in "iuf":  # booleans, complex, strings, objects
-        raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
-    a = a.astype(float)
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return a
+    return np.asarray(to_numpy(real_array(x, name)), dtype=float)
 
 
 def _spectrum(s, name="s"):
@@ -59,19 +50,11 @@ def _spectrum(s, name="s"):
 
 
 def _nonneg_int(n, name):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"{name} must be >= 0, got {n}")
-    return int(n)
+    return nonnegative_int(n, name)
 
 
 def _real_scalar(x, name):
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x}")
-    return float(x)
+    return finite_real(x, name)
 
 
 # --------------------------------------------------------------------------- singular values and their tails

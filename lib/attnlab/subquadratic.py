@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 
 import numpy as np
 from scipy import special
+
+from ._validate import flag, namespace_of, positive_int, positive_real, real, real_array
 
 __all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
            "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d"]
@@ -51,15 +52,6 @@ _F64_UNIT = 2.0**-53  # unit roundoff of float64
 # validation
 
 
-def _namespace(*arrays):
-    from array_api_compat import array_namespace  # noqa: PLC0415
-
-    try:
-        return array_namespace(*arrays)
-    except TypeError as exc:
-        raise TypeError(f"q, k and v must be arrays of one array library: {exc}") from None
-
-
 def _is_numpy(xp):
     from array_api_compat import is_numpy_namespace  # noqa: PLC0415
 
@@ -67,26 +59,13 @@ def _is_numpy(xp):
 
 
 def _real_array(x, name, xp, ndims):
-    if xp.isdtype(x.dtype, "bool") or not xp.isdtype(x.dtype, ("real floating", "integral")):
-        raise TypeError(f"{name} must be a real array, got dtype {x.dtype}")
-    if x.ndim not in ndims:
-        want = " or ".join(f"{d}-dimensional" for d in ndims)
-        raise ValueError(f"{name} must be {want}, got shape {tuple(x.shape)}")
-    if 0 in x.shape:
-        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
-    x64 = xp.astype(x, xp.float64)
-    if not bool(xp.all(xp.isfinite(x64))):
-        raise ValueError(f"{name} contains NaN or inf")
-    return x64
+    """``x`` checked by the library's policy (:func:`attnlab._validate.real_array`), then in float64."""
+    x = real_array(x, name, xp, ndim=ndims, nonempty=True)
+    return xp.astype(x, xp.float64)
 
 
 def _eps(eps):
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise TypeError(f"eps must be a real number, not {type(eps).__name__}")
-    eps = float(eps)
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError(f"eps must be a finite number > 0, got {eps!r}")
-    return eps
+    return positive_real(eps, "eps")
 
 
 def _out_dtype(xp, *arrays):
@@ -115,25 +94,13 @@ def _budget(eps, vmax_abs, out32, name="eps", v_range=0.0):
     return eps - rounding
 
 
-def _listlike(x, name):
-    if isinstance(x, (list, tuple)) or (np.isscalar(x) and not isinstance(x, (str, bytes))):
-        try:
-            return np.asarray(x, dtype=float)
-        except (TypeError, ValueError) as exc:  # ragged lists, strings
-            raise TypeError(f"{name} must be an array of real numbers") from exc
-    return x
-
-
 def _inputs(q, k, v, eps, qdim=1):
-    q, k, v = _listlike(q, "q"), _listlike(k, "k"), _listlike(v, "v")
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        if not hasattr(x, "shape") or not hasattr(x, "dtype"):
-            raise TypeError(f"{name} must be an array, not {type(x).__name__}")
-    xp = _namespace(q, k, v)
+    xp = namespace_of(q=q, k=k, v=v)
     eps = _eps(eps)
-    q64 = _real_array(q, "q", xp, (qdim,))
-    k64 = _real_array(k, "k", xp, (qdim,))
-    v64 = _real_array(v, "v", xp, (1, 2))
+    q = real_array(q, "q", xp, ndim=qdim, nonempty=True)
+    k = real_array(k, "k", xp, ndim=qdim, nonempty=True)
+    v = real_array(v, "v", xp, ndim=(1, 2), nonempty=True)
+    q64, k64, v64 = (xp.astype(a, xp.float64) for a in (q, k, v))
     if k64.shape[0] != v64.shape[0]:
         raise ValueError(f"k and v must have the same number of rows, got {k64.shape[0]} and {v64.shape[0]}")
     if qdim == 2 and q64.shape[1] != k64.shape[1]:
@@ -217,16 +184,10 @@ def attention_1d_plan(n, eps, B_range, v_range=1.0):
     >>> p["g"], p["bands"]
     (24, 11)
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise TypeError(f"n must be an integer, not {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = positive_int(n, "n")
     eps = _eps(eps)
-    for name, x, lo in (("B_range", B_range, 0.0), ("v_range", v_range, None)):
-        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
-            raise ValueError(f"{name} must be a finite real number, got {x!r}")
-        if (lo is not None and x < lo) or (lo is None and x <= 0):
-            raise ValueError(f"{name} must be {'>= 0' if lo is not None else '> 0'}, got {x!r}")
+    B_range = real(B_range, "B_range", lo=0.0)
+    v_range = positive_real(v_range, "v_range")
     eta = min(0.1, eps / (5 * float(v_range)))
     L = math.log(n / eta)
     g = _degree(round(L, 12), eta / n)
@@ -310,10 +271,7 @@ def attention_1d(q, k, v, eps, *, chunk=65536):
     >>> bool(np.max(np.abs(attention_1d(q, k, v, 1e-6) - exact)) <= 1e-6)
     True
     """
-    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
-        raise TypeError(f"chunk must be an integer, not {type(chunk).__name__}")
-    if chunk < 1:
-        raise ValueError(f"chunk must be >= 1, got {chunk}")
+    chunk = positive_int(chunk, "chunk")
     xp, eps, q, k, V, vec, out_dtype = _inputs(q, k, v, eps)
     n, nq = k.shape[0], q.shape[0]
     R, vmax = _value_range(xp, V)
@@ -380,7 +338,7 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
     >>> c["bands"] >= 2 and c["exps"] <= c["bands"] * 1000 * (c["g"] + 1)
     True
     """
-    if run:
+    if flag(run, "run"):
         if v is None:
             raise ValueError("run=True needs the values v")
         xp, eps_, q64, k64, V, vec, out_dtype = _inputs(q, k, v, eps)
@@ -391,11 +349,9 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
         centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
         O = _attention_1d_core(xp, q64, k64, V - centre[None, :], plan["L"], plan["g"], counts=counts)
         return _finish(xp, O + centre[None, :], vec, out_dtype), counts
-    q, k = _listlike(q, "q"), _listlike(k, "k")
-    xp = _namespace(q, k)
+    xp = namespace_of(q=q, k=k)
     q64, k64 = _real_array(q, "q", xp, (1,)), _real_array(k, "k", xp, (1,))
-    if isinstance(d_v, bool) or not isinstance(d_v, numbers.Integral) or d_v < 1:
-        raise ValueError(f"d_v must be an integer >= 1, got {d_v!r}")
+    d_v = positive_int(d_v, "d_v")
     plan = attention_1d_plan(k64.shape[0], _eps(eps), 0.0, v_range)
     counts = {"count_only": True}
     _attention_1d_core(xp, q64, k64, xp.zeros((k64.shape[0], d_v), dtype=xp.float64), plan["L"], plan["g"],
@@ -409,7 +365,7 @@ def _attention_1d_core(xp, q, k, V, L, g, chunk=65536, counts=None):
 
     ``counts``: a dict to fill with the exact operation counts of the call (see :func:`attention_1d_count`); if it
     holds ``count_only=True`` the band sums and evaluations are counted but not computed (and None is returned)."""
-    xp = _namespace(q, k, V)  # the array-API namespace (for NumPy: array_api_compat.numpy)
+    xp = namespace_of(q=q, k=k, V=V)  # the array-API namespace (for NumPy: array_api_compat.numpy)
     n, nq, dv = k.shape[0], q.shape[0], V.shape[1]
     count_only = bool(counts is not None and counts.get("count_only"))
     if counts is not None:
@@ -556,8 +512,7 @@ def attention_gauss_1d(q, k, v, eps, *, box=0.5):
     >>> bool(np.max(np.abs(attention_gauss_1d(q, k, v, 1e-6) - p @ v / p.sum(1))) <= 1e-6)
     True
     """
-    if isinstance(box, bool) or not isinstance(box, numbers.Real) or not 0 < box <= 1:
-        raise ValueError(f"box must be a real number in (0, 1], got {box!r}")
+    box = real(box, "box", lo=0.0, hi=1.0, lo_open=True)
     xp, eps, q, k, V, vec, out_dtype = _inputs(q, k, v, eps)
     if not _is_numpy(xp):
         raise TypeError("attention_gauss_1d takes NumPy arrays (q, k, v)")
@@ -696,12 +651,8 @@ def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
     >>> bool(np.max(np.abs(attention_2d(Q, K, v, 1e-6) - P @ v / P.sum(1))) <= 1e-6)
     True
     """
-    if isinstance(leaf_size, bool) or not isinstance(leaf_size, numbers.Integral):
-        raise TypeError(f"leaf_size must be an integer, not {type(leaf_size).__name__}")
-    if leaf_size < 1:
-        raise ValueError(f"leaf_size must be >= 1, got {leaf_size}")
-    if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0 < tau <= 4:
-        raise ValueError(f"tau must be a real number in (0, 4], got {tau!r}")
+    leaf_size = positive_int(leaf_size, "leaf_size")
+    tau = real(tau, "tau", lo=0.0, hi=4.0, lo_open=True)
     xp, eps, Q, K, V, vec, out_dtype = _inputs(q, k, v, eps, qdim=2)
     if not _is_numpy(xp):
         raise TypeError("attention_2d takes NumPy arrays (q, k, v)")
@@ -1023,7 +974,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     top = max(float(np.max(np.abs(Q))), float(np.max(np.abs(K))), vmax)
     if B is None:
         B = top
-    elif not (isinstance(B, numbers.Real) and math.isfinite(B) and B >= top * (1 - 1e-12)):
+    elif real(B, "B") < top * (1 - 1e-12):
         raise ValueError(f"B must be a finite bound on every |entry| ({top:.6g}), got {B!r}")
     budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
     plan = attention_halfspace_plan(n, d, budget, B, dv)

@@ -56,7 +56,7 @@ def test_simulated_row_requirement_is_the_smallest_passing_m():
     m = audit.m_simulated_row(K, q, 0.3, 0.2, 200, np.random.default_rng(2))
     assert m >= 1
     # at m the 95% upper limit passed on the draws made there; a fresh batch at a much larger m passes too
-    err = jl.sample_row_max_error(K, q, 8 * m, 200, rng)
+    err = jl.sample_row_max_error(K, q, 8 * m, 200, rng=rng)
     assert clopper_pearson(int((err >= 0.3).sum()), 200)[1] <= 0.2
 
 
@@ -168,7 +168,7 @@ def test_def_expectations_and_literal_logits():
     rng = np.random.default_rng(3)
     Q, K = rng.standard_normal((5, 8)), rng.standard_normal((4, 8))
     from attnlab import gaussian_projection, projected_logits
-    P = gaussian_projection(8, 16, rng)
+    P = gaussian_projection(8, 16, rng=rng)
     first, second = audit.def_logits(Q, K, P)
     Pq, Pk = (Q / math.sqrt(8)) @ P, (K / math.sqrt(8)) @ P
     dense = np.array([[math.sqrt(8) / 16 * sum(Pq[i, k] * Pk[j, k] for k in range(16)) for j in range(4)]

@@ -332,7 +332,7 @@ def test_fixed_m_experiments():
     # the blocked errors equal a dense computation
     rng = np.random.default_rng(1)
     Q, K, V = (rng.standard_normal((40, 8)) for _ in range(3))
-    P = A.gaussian_projection(8, 16, rng)
+    P = A.gaussian_projection(8, 16, rng=rng)
     (eo, ev, l1), = A._fixed_m_errors(Q, K, V, [P], block=7)
     At = A.softmax(A.projected_logits(Q, K, P))
     O = A.attention(Q, K, V)

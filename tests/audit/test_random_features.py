@@ -264,7 +264,7 @@ def test_exact_orthogonal_variance_against_sampling():
     import numpy as np
     rng = np.random.default_rng(0)
     d, N, s_ = 8, 200000, 1.0
-    W = rf.draw_omega(2, d, rng, size=N)               # (N, 2, d): two rows of one orthogonal-χ block
+    W = rf.draw_omega(2, d, rng=rng, size=N)               # (N, 2, d): two rows of one orthogonal-χ block
     x = np.exp(s_ * W[:, :, 0].sum(1))                 # |x| = s along the first axis
     assert abs(x.mean() - rf.orth_pair_moment(s_, d)) < 4 * x.std() / math.sqrt(N)
     assert rf.chi_mgf(0.0, d) == pytest.approx(1.0)

@@ -35,7 +35,7 @@ def _gap_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     for beta in p["gap_betas"]:
-        A = family_attention("sphere-2", p["gap_n"], p["gap_keys"], beta, rng)
+        A = family_attention("sphere-2", p["gap_n"], p["gap_keys"], beta, rng=rng)
         for e in p["eps"]:
             g = rank_upper_certificate(A, e, "greedy")
             s = rank_upper_certificate(A, e, "svd")

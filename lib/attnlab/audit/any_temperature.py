@@ -24,13 +24,10 @@ from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "PARAMETER_LABELS", "FAMILIES", "load_benchmark", "exact_rows", "make_case", "guarantee_experiment", "naive_monomial_1d", "naive_experiment",
-           "degree_experiment", "budget_experiment", "range_experiment", "timing_experiment", "halfspace_experiment",
-           "tree_experiment", "tree_summary", "exponent_table", "fit_time", "speedup", "check_at_1d", "check_at_fixed_d",
-           "check_at_cancel", "check_at_bigd", "count_experiment", "count_slopes", "envelope", "adversarial_keys",
-           "algorithm1_mp", "exact_rows_mp", "precision_experiment", "bits_needed", "cancel_experiment",
-           "reduction_experiment", "degree_law", "n_dependence", "bigd_table", "OFFSET_EPS",
-           "plot_guarantee", "plot_naive", "plot_timing", "plot_degree", "plot_tree", "RULES"]
+__all__ = ["PRESETS", "PARAMETER_LABELS", "FAMILIES", "load_benchmark", "exact_rows", "make_case", "guarantee_experiment",
+           "degree_experiment", "budget_experiment", "range_experiment", "timing_experiment", "fit_time", "speedup", "check_at_1d", "count_experiment", "count_slopes", "envelope", "adversarial_keys",
+           "algorithm1_mp", "exact_rows_mp", "precision_experiment", "bits_needed", "OFFSET_EPS",
+           "plot_guarantee", "plot_timing", "plot_degree", "RULES"]
 
 PRESETS = {
     "smoke": dict(c_n=[2**8, 2**10, 2**12, 2**14], c_B=[1.0, 1e2, 1e4, 1e6], c_eps=[1e-2, 1e-4, 1e-8, 1e-12],
@@ -813,6 +810,7 @@ def __getattr__(name):
     """The evidence of the section pages moved to :mod:`attnlab.audit.any_temperature_fixed_d` and
     :mod:`attnlab.audit.any_temperature_cancel`; re-exported here."""
     if name in _MOVED:
-        import importlib
+        import importlib  # noqa: PLC0415
         return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+  # noqa: PLC0415

@@ -90,7 +90,6 @@ def cancel_experiment(p: dict, seed: int) -> list[dict]:
     moments in mpmath at ``cancel_bits`` bits. Errors against exact attention; target 7ηB. q in [B/2, B], k in
     [-B, B], v in [-1, 1]."""
     import mpmath  # noqa: PLC0415
-    from numpy.polynomial import chebyshev as C  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     n, eta, g = p["cancel_n"], p["cancel_eta"], p["cancel_g"]

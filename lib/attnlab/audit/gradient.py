@@ -13,14 +13,10 @@ import tracemalloc
 import numpy as np
 
 from .._validate import positive_int
-from ..exact import attention
 from ..gradient import (attention_loss, attention_loss_grad, attention_loss_grad_printed,
                         attention_loss_grad_via_attention)
-from ..logits import softmax
-from .stats import fit_slope
 from .cache import memoize
 from .scale import preset
-from .present import fmt_number
 from .verdict import Verdict
 
 __all__ = [
@@ -35,14 +31,6 @@ __all__ = [
     "check_at_grad",
     "plot_step_sweep",
     "plot_random",
-    "bounded_instance",
-    "extremal_instance",
-    "amplification_bound",
-    "first_order_amplification",
-    "measured_amplification",
-    "precision_experiment",
-    "check_at_precision",
-    "plot_precision",
 ]
 
 #: Sizes per scale: random instances (n, d, entry scale) and the memory run of the d + 2 blocked calls.
@@ -316,7 +304,7 @@ _MOVED_TO = {
 
 def __getattr__(name):
     if name in _MOVED_TO:
-        import importlib
+        import importlib  # noqa: PLC0415
 
         return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

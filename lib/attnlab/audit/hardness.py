@@ -6,19 +6,15 @@ AT-temp) is :mod:`attnlab.audit.hardness_parity`, re-exported here.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import re
-import warnings
 
 import numpy as np
 
 from .._validate import positive_int
 from ..exact import attention
-from ..hardness import (approximate_oracle, sentinel_instance, maxip_decode, one_sided_factorisation, ov_decode, parity_decode,
-                        parity_instance, rowsum_search, sentinel_attention, temperature_absorbed)
+from ..hardness import (approximate_oracle, sentinel_instance, maxip_decode, ov_decode, rowsum_search, sentinel_attention)
 from .cache import memoize
-from .stats import clopper_pearson, fit_slope
 from .scale import preset
 from .verdict import Verdict
 
@@ -27,39 +23,17 @@ __all__ = [
     "RULES",
     "maxip_tolerance",
     "random_ov_sets",
-    "parity_counterexample",
-    "printed_kprime_t",
     "sentinel_experiment",
     "maxip_experiment",
     "maxip_threshold_instances",
     "maxip_fact",
     "ov_experiment",
-    "log2_experiment",
-    "lowrank_experiment",
-    "temp_experiment",
     "check_at_sentinel",
     "check_at_maxip",
     "check_at_ov",
-    "check_at_log2",
-    "check_at_lowrank",
-    "check_at_temp",
     "plot_sentinel",
     "plot_maxip",
     "plot_ov",
-    "separation_tolerance",
-    "search_experiment",
-    "search_grid_size",
-    "search_round_bound",
-    "check_at_search",
-    "plot_search",
-    "odd_probability_exact",
-    "parity_mc_experiment",
-    "check_at_parity",
-    "plot_parity",
-    "log_star",
-    "reduction_magnitudes",
-    "check_at_seth",
-    "check_at_ovh",
 ]
 
 PRESETS = {
@@ -563,6 +537,6 @@ def __getattr__(name):
     """The evidence of the section pages moved to :mod:`attnlab.audit.hardness_parity` and
     :mod:`attnlab.audit.hardness_bounds`; re-exported here."""
     if name in _MOVED:
-        import importlib
+        import importlib  # noqa: PLC0415
         return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -82,7 +82,7 @@ def log2_experiment(p, seed: int = 0):
         for rep in range(p["par_reps"]):
             A, Bv = random_ov_sets(n, d, rng, planted=rep % 3)
             truth = ((A @ Bv.T) == 0).any(1)
-            found = parity_decode(A, Bv, s, p["par_rounds"], rng, copies=copies)
+            found = parity_decode(A, Bv, s, p["par_rounds"], rng=rng, copies=copies)
             errs += int((found != truth).sum())
             fp += int((found & ~truth).sum())
             fn += int((~found & truth).sum())

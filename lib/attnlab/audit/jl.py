@@ -13,12 +13,8 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..exact import attention_matrix
-from ..jl import (_smallest_m, inner_product_tail, jl_bound_chernoff, jl_bound_printed, large_deviation_rate,
-                  m_sup_row, m_theorem, m_union_exact, sample_inner_product_error, sample_row_max_error,
-                  worst_pair_tail)
-from ..projection import gaussian_projection, projected_logits
-from ..logits import softmax
+from ..jl import (inner_product_tail, jl_bound_chernoff, jl_bound_printed, large_deviation_rate,
+                  sample_inner_product_error, worst_pair_tail)
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson, fit_slope
@@ -26,45 +22,12 @@ from .verdict import Verdict
 
 __all__ = [
     "PRESETS",
-    "random_unit_rows",
-    "m_simulated_row",
     "tail_grid",
     "tail_slopes",
-    "dimension_table",
-    "logit_scaling",
-    "scaling_sweep",
     "tail_experiment",
-    "row_experiment",
-    "scaling_experiment",
-    "QUANTIFIER_RULE",
-    "eps0_for_m",
-    "chi2_tail",
-    "diagonal_failure",
-    "row_family_failure",
-    "quantifier_search",
-    "breaking_points",
-    "smallest_diagonal_L",
-    "global_mc",
-    "quantifier_experiment",
-    "quantifier_verdict",
-    "ML_RULE",
-    "ml_attribution",
-    "ml_verdict",
-    "check_pda_ml",
     "check_pda_jl",
-    "check_pda_row",
-    "check_pda_global",
-    "check_pda_alg",
-    "def_expectations",
-    "def_logits",
-    "def_sweep",
-    "def_experiment",
-    "DEF_RULE",
-    "check_pda_def",
     "plot_tail_vs_c",
     "plot_tail_vs_m",
-    "plot_dimension_table",
-    "plot_scaling",
 ]
 
 #: Sizes per scale. ``eps`` are JL tolerances (must lie in (0, 1/2)); ``L`` sequence lengths.
@@ -113,7 +76,7 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
             bar.update()
             c, tail = worst_pair_tail(m, eps, grid=grid)
             method = "matrix" if m * mc_trials <= 2e7 else "chi2"
-            err = sample_inner_product_error(c, m, mc_trials, rng, method=method)
+            err = sample_inner_product_error(c, m, mc_trials, rng=rng, method=method)
             k = int((np.abs(err) >= eps).sum())
             lo, hi = clopper_pearson(k, mc_trials, confidence)
             lo999, _ = clopper_pearson(k, mc_trials, 0.999)
@@ -357,7 +320,7 @@ _MOVED_TO = {
 
 def __getattr__(name):
     if name in _MOVED_TO:
-        import importlib
+        import importlib  # noqa: PLC0415
 
         return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -63,7 +63,7 @@ def m_simulated_row(K, q, eps0, delta, trials, rng, *, confidence=0.95):
     :func:`attnlab.jl.sample_row_max_error` at each m tried, all from ``rng``.
     """
     def ok(m):
-        k = int((sample_row_max_error(K, q, m, trials, rng) >= eps0).sum())
+        k = int((sample_row_max_error(K, q, m, trials, rng=rng) >= eps0).sum())
         return clopper_pearson(k, trials, confidence)[1] <= delta
 
     return _smallest_m(ok)

@@ -55,7 +55,7 @@ def logit_scaling(Q, K, m, rng, *, scaling):
     1.0
     """
     d = Q.shape[1]
-    P = gaussian_projection(d, m, rng)
+    P = gaussian_projection(d, m, rng=rng)
     St = projected_logits(Q, K, P, scaling=scaling)
     S = Q @ K.T / math.sqrt(d)
     slope = float((St * S).sum() / (S * S).sum())
@@ -172,8 +172,8 @@ def def_sweep(Q, K, m_list, trials, rng, *, confidence: float = 0.99, chunk: int
         rel, lib = 0.0, 0.0
         for c0 in range(0, trials, chunk):
             c = min(chunk, trials - c0)
-            P = np.stack([gaussian_projection(d, m, rng) for _ in range(c)])       # N(0, 1/m) entries
-            G = np.stack([gaussian_projection(d, m, rng) for _ in range(c)]) * math.sqrt(m)  # N(0, 1) entries
+            P = np.stack([gaussian_projection(d, m, rng=rng) for _ in range(c)])       # N(0, 1/m) entries
+            G = np.stack([gaussian_projection(d, m, rng=rng) for _ in range(c)]) * math.sqrt(m)  # N(0, 1) entries
             Pq, Pk = q @ P, k @ P                                                  # (c, L, m): rows (Pq_i)ᵀ
             Gq, Gk = q @ G, k @ G
             first = math.sqrt(d) * (Pq @ Pk.transpose(0, 2, 1))

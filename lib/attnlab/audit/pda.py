@@ -13,17 +13,14 @@ the figures. The algorithm (:func:`attnlab.pda_attention`), its randomized SVD a
 from __future__ import annotations
 
 import math
-import time
-import tracemalloc
 
 import numpy as np
-import sympy as sp
 from sklearn.utils.extmath import randomized_svd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from ..exact import attention, attention_blocked, attention_matrix
-from ..pda import m_required, pda_attention
+from ..pda import pda_attention
 from ..projection import gaussian_projection, projected_logits
 from ..logits import softmax
 from ..spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
@@ -40,36 +37,11 @@ __all__ = [
     "crossing",
     "headline_experiment",
     "sweep_experiment",
-    "cost_experiment",
-    "time_experiment",
-    "param_table",
-    "slopes",
-    "check_pda_total",
-    "check_pda_time",
-    "check_pda_space",
-    "check_pda_param",
     "check_pda_headline",
     "headline_real_experiment",
     "planned_experiment",
-    "operation_counts",
-    "cost_counts",
-    "memory_counts",
-    "param_analysis",
-    "fixed_m_gaussian",
-    "fixed_m_real",
-    "check_pda_lrcost",
-    "check_pda_fixed_m",
-    "check_pda_memory",
-    "cubic_analysis",
-    "check_pda_cubic",
-    "speed_extrapolation",
-    "speedups",
-    "check_pda_speed",
     "plot_headline",
     "plot_sweeps",
-    "plot_cost",
-    "plot_param",
-    "plot_cubic",
     "METHOD_NAMES",
 ]
 
@@ -210,7 +182,7 @@ def headline_experiment(p: dict, seed: int, *, progress=False):
         nV, nO = float(np.linalg.norm(V)), float(np.linalg.norm(O))
         mean_err = float(np.linalg.norm(O - V.mean(axis=0)))
         S = Q @ K.T / math.sqrt(d)
-        P = gaussian_projection(d, m, rng)  # one P for both scalings: they differ by the factor sqrt(d/m)
+        P = gaussian_projection(d, m, rng=rng)  # one P for both scalings: they differ by the factor sqrt(d/m)
         St_unbiased = projected_logits(Q, K, P, scaling="unbiased")
         for scaling in ("printed", "unbiased"):
             St = St_unbiased * math.sqrt(d / m) if scaling == "printed" else St_unbiased
@@ -253,7 +225,7 @@ def sweep_experiment(p: dict, seed: int):
     rows = []
     for m in sorted(set(p["sweep_m"]) | {p["m"]}):
         for scaling in ("printed", "unbiased"):
-            At = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng), scaling=scaling))
+            At = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng=rng), scaling=scaling))
             U, s, Vt = np.linalg.svd(At)
             G, X = U.T @ O, Vt @ V
             head = np.concatenate([[0.0], np.cumsum(((G - s[:, None] * X) ** 2).sum(axis=1))])
@@ -338,9 +310,9 @@ def _headline_real_rows(cases, text, n, m, r, p, seed):
         O = attention(Q, K, V)
         nV = float(np.linalg.norm(V))
         g = [seed, layer, head]
-        printed = pda_attention(Q, K, V, m, r, np.random.default_rng(g), scaling="printed", svd="randomized",
+        printed = pda_attention(Q, K, V, m, r, rng=np.random.default_rng(g), scaling="printed", svd="randomized",
                                 n_iter=p["n_iter"])
-        best = pda_attention(Q, K, V, m, r, np.random.default_rng(g), scaling="unbiased", svd="full")
+        best = pda_attention(Q, K, V, m, r, rng=np.random.default_rng(g), scaling="unbiased", svd="full")
         U, s, Vt = np.linalg.svd(attention_matrix(Q, K))
         floor = (U[:, :r] * s[:r]) @ (Vt[:r] @ V)
         rows.append(dict(text=text, n=n, layer=layer, head=head, d=Q.shape[1], m=m, r=r,
@@ -362,7 +334,7 @@ def planned_experiment(p: dict, seed: int):
     A = softmax(S)
     rows = []
     for m in p["eps_m"]:
-        P = gaussian_projection(d, m, rng)
+        P = gaussian_projection(d, m, rng=rng)
         for scaling in ("unbiased", "printed"):
             St = projected_logits(Q, K, P, scaling=scaling)
             eps = float(np.abs(St - S).max())
@@ -596,7 +568,7 @@ _MOVED_TO = {
 
 def __getattr__(name):
     if name in _MOVED_TO:
-        import importlib
+        import importlib  # noqa: PLC0415
 
         return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
 from .verdict import Verdict
-from .pda import PARAMETERS, PRESETS, RULES, _instance, _real_cases, crossing, headline_experiment
+from .pda import PRESETS, RULES, _instance, _real_cases, crossing, headline_experiment
 
 from .pda_cost import _S
 __all__ = [
@@ -182,7 +182,7 @@ def fixed_m_gaussian(p: dict, seed: int):
     for L in p["fixm_L"]:
         for draw in range(p["fixm_draws"]):
             Q, K, V = _instance(L, 64, rng)
-            Ps = [gaussian_projection(64, m, rng) for m in p["fixm_m"]]
+            Ps = [gaussian_projection(64, m, rng=rng) for m in p["fixm_m"]]
             for m, (eo, ev, l1) in zip(p["fixm_m"], _fixed_m_errors(Q, K, V, Ps)):
                 rows.append(dict(set="gaussian", L=L, m=m, draw=draw, rel_O=eo, rel_V=ev, row_l1=l1))
     return rows
@@ -203,7 +203,7 @@ def _fixed_m_real(p, seed, data):
     with threadpool_limits(1):  # small matrices: threads only contend
         for n in p["real_n"]:
             for layer, head, Q, K, V in cases(n):
-                Ps = [gaussian_projection(Q.shape[1], m, np.random.default_rng([seed, n, layer, head, m]))
+                Ps = [gaussian_projection(Q.shape[1], m, rng=np.random.default_rng([seed, n, layer, head, m]))
                       for m in p["fixm_m"]]
                 for m, (eo, ev, l1) in zip(p["fixm_m"], _fixed_m_errors(Q, K, V, Ps)):
                     rows.append(dict(set="real", L=n, m=m, layer=layer, head=head, rel_O=eo, rel_V=ev, row_l1=l1))

@@ -11,7 +11,7 @@ import sympy as sp
 
 from .scale import preset
 from .verdict import Verdict
-from .pda import PARAMETERS, HEAD_WIDTHS, METHOD_NAMES, PRESETS, RULES, SEED_M, SEED_R, SVD_P, SVD_Q
+from .pda import HEAD_WIDTHS, PRESETS, RULES, SEED_M, SEED_R, SVD_P, SVD_Q
 
 __all__ = [
     "plot_counts",

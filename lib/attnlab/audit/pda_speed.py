@@ -22,7 +22,7 @@ from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
 from .verdict import Verdict
-from .pda import PARAMETERS, HEAD_WIDTHS, METHOD_NAMES, PRESETS, RULES, SEED_M, SEED_R, _instance
+from .pda import HEAD_WIDTHS, METHOD_NAMES, PRESETS, RULES, SEED_M, SEED_R, _instance
 
 from .pda_cost import _ratio_span, cost_counts, memory_counts
 __all__ = [
@@ -69,8 +69,8 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
         methods = {
             "dense": lambda: attention(Q, K, V),
             "blocked": lambda: attention_blocked(Q, K, V, block=blk),
-            "pda": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit),
-            "pda-streamed": lambda: pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="streamed",
+            "pda": lambda: pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="randomized", n_iter=nit),
+            "pda-streamed": lambda: pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="streamed",
                                                   n_iter=nit, block=blk),
         }
         for name, fn in methods.items():
@@ -102,7 +102,7 @@ def time_experiment(p: dict, seed: int, *, progress=False):
             t0 = time.process_time()
             attention(Q, K, V)
             t1 = time.process_time()
-            pda_attention(Q, K, V, m, r, np.random.default_rng(seed), svd="randomized", n_iter=nit)
+            pda_attention(Q, K, V, m, r, rng=np.random.default_rng(seed), svd="randomized", n_iter=nit)
             t2 = time.process_time()
             exact.append(t1 - t0)
             pda.append(t2 - t1)

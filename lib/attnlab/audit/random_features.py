@@ -8,31 +8,24 @@ The evidence of the section page ``notebooks/10-random-features-linformer.ipynb`
 from __future__ import annotations
 
 import math
-import resource
-import time
-import tracemalloc
 
 import numpy as np
 import sympy as sp
 from scipy import special, stats
-from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..exact import attention, attention_blocked
-from ..pda import pda_attention
+from ..exact import attention
 from ..random_features import (draw_omega, favor_attention, favor_features, favor_kernel_variance,
-                               linformer_attention, performer_attention)
+                               performer_attention)
 from .cache import memoize
 from .scale import preset
-from .stats import fit_slope
 from .verdict import Verdict
 
 __all__ = ["PRESETS", "identity_checks", "kernel_experiment", "output_experiment", "stabiliser_experiment",
-           "example_experiment", "linformer_experiment", "variance_comparison", "methods_experiment", "cost_experiment",
-           "cost_summary", "chi_mgf", "orth_pair_moment", "exact_relative_variances", "variance_exact_table",
-           "check_lr_favor", "check_lr_example", "check_lr_linformer", "check_lr_cost",
-           "plot_kernel", "plot_output", "plot_example", "plot_linformer", "plot_cost", "unbiased_experiment",
-           "check_lr_unbiased", "cost_counts", "counts_experiment"]
+           "example_experiment", "variance_comparison", "chi_mgf", "orth_pair_moment", "exact_relative_variances", "variance_exact_table",
+           "check_lr_favor", "check_lr_example",
+           "plot_kernel", "plot_output", "plot_example", "unbiased_experiment",
+           "check_lr_unbiased",]
 
 PRESETS = {
     "smoke": dict(k_d=4, k_R=4000, k_m=(4, 16), k_norms=(0.5, 1.0), k_cos=(-0.5, 0.5), k_batches=20,
@@ -132,7 +125,7 @@ def kernel_experiment(p: dict, seed: int, *, progress=False):
     for ki, (kind, (orth, norms)) in enumerate(KINDS.items()):
         rng = np.random.default_rng([seed, ki])
         est = np.empty((len(ms), R, len(pairs)))
-        W = draw_omega(max(ms), d, rng, orthogonal=orth, norms=norms, size=R).reshape(R * max(ms), d)
+        W = draw_omega(max(ms), d, rng=rng, orthogonal=orth, norms=norms, size=R).reshape(R * max(ms), d)
         # features of all R draws at once (rows of W), products per pair and feature: (pairs, R, m_max)
         prod = (favor_features(Qp, W) * favor_features(Kp, W) * (R * max(ms))).reshape(len(pairs), R, max(ms))
         c = np.cumsum(prod, axis=2)
@@ -178,7 +171,7 @@ def output_experiment(p: dict, seed: int, *, progress=False):
         for ratio in p["o_ratio"]:
             m = max(1, int(round(ratio * d)))
             for orth in (True, False):
-                errs = [_rel(performer_attention(Q, K, V, m, np.random.default_rng([seed, d, m, i]),
+                errs = [_rel(performer_attention(Q, K, V, m, rng=np.random.default_rng([seed, d, m, i]),
                                                  orthogonal=orth, beta=beta), O)
                         for i, ((Q, K, V), O) in enumerate(zip(insts, exact))]
                 rows.append(dict(d=d, tau=tau, m=m, m_over_d=m / d, orthogonal=orth, err=float(np.median(errs)),
@@ -211,7 +204,7 @@ def stabiliser_experiment(p: dict, seed: int):
     toward = np.broadcast_to(V.mean(axis=0), O_exact.shape) - O_exact     # the pull towards uniform attention
     d_plain, d_eps, rel_eps = [], [], []
     for _ in range(p["st_R"]):
-        W = draw_omega(m, d, rng)
+        W = draw_omega(m, d, rng=rng)
         O = favor_attention(Q, K, V, W)
         Kap = favor_features(Q * s, W) @ favor_features(K * s, W).T
         d_plain.append(_rel(O, Kap @ V / Kap.sum(axis=1, keepdims=True)))
@@ -221,7 +214,7 @@ def stabiliser_experiment(p: dict, seed: int):
     d_eps = np.array(d_eps)
     se = d_eps.std(ddof=1) / math.sqrt(d_eps.size)
     finite = {}
-    W = draw_omega(m, d, rng)
+    W = draw_omega(m, d, rng=rng)
     for b in (1.0, 1e2, 1e4):
         for causal in (False, True):
             finite[f"beta={b:g} causal={causal}"] = bool(np.isfinite(favor_attention(Q, K, V, W, beta=b,
@@ -250,7 +243,7 @@ def example_experiment(p: dict, seed: int):
                fixed_rel_err=1 - fixed / exact, printed_rel_err=0.12,
                unit_rows_mean=unit_row_mean(q, k), sd_iid_theory=math.sqrt(favor_kernel_variance(q, k, 2)) / exact)
     for orth in (True, False):
-        Ws = draw_omega(2, 2, rng, orthogonal=orth, size=p["ex_R"])              # (R, 2, 2)
+        Ws = draw_omega(2, 2, rng=rng, orthogonal=orth, size=p["ex_R"])              # (R, 2, 2)
         est = np.mean(np.exp(Ws @ q - q @ q / 2) * np.exp(Ws @ k - k @ k / 2), axis=1)   # φ(q)ᵀφ(k), m = 2
         rel = est / exact - 1
         key = "orth" if orth else "iid"
@@ -669,7 +662,7 @@ def unbiased_experiment(p: dict, seed: int):
         k1 = np.zeros((n, n)); k2 = np.zeros((n, n)); o1 = np.zeros((n, d)); o2 = np.zeros((n, d))
         for start in range(0, R, ch):
             b = min(ch, R - start)
-            W = draw_omega(m, d, g, orthogonal=True, norms="chi", size=b)             # (b, m, d)
+            W = draw_omega(m, d, rng=g, orthogonal=True, norms="chi", size=b)             # (b, m, d)
             fq = np.exp(Qs @ W.transpose(0, 2, 1) - (Qs * Qs).sum(1)[None, :, None] / 2) / math.sqrt(m)
             fk = np.exp(Ks @ W.transpose(0, 2, 1) - (Ks * Ks).sum(1)[None, :, None] / 2) / math.sqrt(m)
             kap = fq @ fk.transpose(0, 2, 1)                                            # (b, n, n)
@@ -758,6 +751,6 @@ _MOVED = ('linformer_experiment', 'methods_experiment', '_user_time', '_timed', 
 def __getattr__(name):
     """The evidence of the section page moved to :mod:`attnlab.audit.random_features_linformer`; re-exported here."""
     if name in _MOVED:
-        from . import random_features_linformer
+        from . import random_features_linformer  # noqa: PLC0415
         return getattr(random_features_linformer, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

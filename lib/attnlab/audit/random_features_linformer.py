@@ -69,7 +69,7 @@ def linformer_experiment(p: dict, seed: int, *, progress=False):
             e_lin, e_jl = [], []
             for i, ((Q, K, V), A, O) in enumerate(zip(insts, As, Os)):
                 g = np.random.default_rng([seed, n, d, k, i])
-                e_lin.append(_rel(linformer_attention(Q, K, V, k, g, beta=beta), O))
+                e_lin.append(_rel(linformer_attention(Q, K, V, k, rng=g, beta=beta), O))
                 Rm = g.standard_normal((k, n)) / math.sqrt(k)
                 e_jl.append(_rel(A @ (Rm.T @ (Rm @ V)), O))
                 if shapes is None:
@@ -91,11 +91,11 @@ def methods_experiment(p: dict, seed: int):
     O, Oc = attention(Q, K, V), attention(Q, K, V, causal=True)
     methods = {
         "exact (blocked)": (lambda g: attention_blocked(Q, K, V), O),
-        f"Performer m={m}, orthogonal": (lambda g: performer_attention(Q, K, V, m, g), O),
-        f"Performer m={m}, iid": (lambda g: performer_attention(Q, K, V, m, g, orthogonal=False), O),
-        f"Performer m={m}, causal": (lambda g: performer_attention(Q, K, V, m, g, causal=True), Oc),
-        f"Linformer k={m}": (lambda g: linformer_attention(Q, K, V, m, g), O),
-        f"PDA m={m // 2}, r={r}": (lambda g: pda_attention(Q, K, V, m // 2, r, g, svd="randomized"), O),
+        f"Performer m={m}, orthogonal": (lambda g: performer_attention(Q, K, V, m, rng=g), O),
+        f"Performer m={m}, iid": (lambda g: performer_attention(Q, K, V, m, rng=g, orthogonal=False), O),
+        f"Performer m={m}, causal": (lambda g: performer_attention(Q, K, V, m, rng=g, causal=True), Oc),
+        f"Linformer k={m}": (lambda g: linformer_attention(Q, K, V, m, rng=g), O),
+        f"PDA m={m // 2}, r={r}": (lambda g: pda_attention(Q, K, V, m // 2, r, rng=g, svd="randomized"), O),
         "mean of V": (lambda g: np.broadcast_to(V.mean(axis=0), O.shape), O),
     }
     rows = []
@@ -160,9 +160,9 @@ def cost_experiment(p: dict, seed: int, *, progress=False):
             Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
             g = np.random.default_rng(seed)
             methods = {
-                "performer": lambda: performer_attention(Q, K, V, m, g),
-                "performer causal": lambda: performer_attention(Q, K, V, m, g, causal=True),
-                "linformer": lambda: linformer_attention(Q, K, V, k, g),
+                "performer": lambda: performer_attention(Q, K, V, m, rng=g),
+                "performer causal": lambda: performer_attention(Q, K, V, m, rng=g, causal=True),
+                "linformer": lambda: linformer_attention(Q, K, V, k, rng=g),
             }
             if n in p["c_n"]:
                 methods["exact"] = lambda: attention_blocked(Q, K, V, block=blk, threads=1)

@@ -12,10 +12,9 @@ import numpy as np
 
 import math
 
-from .. import (LowerCertificate, cell_half_width, chebyshev_radius, lattice_beta, lattice_lower_count,
-                lattice_materialised, lattice_query_radius, lower_certificate_margin, rank_lower_certificate,
-                row_l1_error, sphere_gv_lower, sphere_lower_count, visible_interaction_dim)
-from ..logits import softmax
+from .. import (LowerCertificate, lattice_lower_count,
+                lattice_materialised, lower_certificate_margin, rank_lower_certificate,
+                sphere_lower_count)
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset
@@ -24,8 +23,7 @@ from .verdict import Verdict
 
 __all__ = ["PRESETS", "PARAMETER_LABELS", "RULES", "gap_experiment", "lattice_experiment", "slopes_table", "lower_law_table", "candidates_experiment",
            "check_ar_lower", "check_ar_synthetic",
-           "plot_lower_laws", "plot_gap", "embedded_lattice_head", "rlower_embedding", "rlower_fits", "sphere_rlower",
-           "check_ar_rlower", "count_factor", "count_experiment", "count_cube", "check_ar_count"]
+           "plot_lower_laws", "plot_gap",]
 
 #: Sizes per scale (with ``SHARED``: ``eps``, ``lat_*``, ``gap_*``): ``lat_check_gamma`` the materialised lattice
 #: check, ``sph_*`` the cap packings on the sphere, ``sph_check_factor`` the larger candidate pool of
@@ -87,7 +85,7 @@ def lattice_experiment(p: dict, seed: int):
     """AR-lower/AR-synthetic: lattice certificates (ball) and cap packings (sphere) against β, per d and ε."""
     rng = np.random.default_rng(seed)
     ball = [lattice_lower_count(d, b, e) for e in p["eps"] for d in p["lat_d"] for b in p["lat_betas"]]
-    sphere = [sphere_lower_count(d, b, e, p["sph_candidates"], rng) for e in p["eps"] for d in p["sph_d"]
+    sphere = [sphere_lower_count(d, b, e, p["sph_candidates"], rng=rng) for e in p["eps"] for d in p["sph_d"]
               for b in p["sph_betas"][d]]
     return dict(ball=ball, sphere=sphere)
 
@@ -195,7 +193,7 @@ def candidates_experiment(p: dict, seed: int):
     e, betas = p["eps"][0], p["sph_betas"][3]
     out = []
     for c in (p["sph_candidates"], p["sph_check_factor"] * p["sph_candidates"]):
-        rows = [sphere_lower_count(3, b, e, c, rng) for b in betas]
+        rows = [sphere_lower_count(3, b, e, c, rng=rng) for b in betas]
         f = fit_slope(np.log(betas), np.log([r["M"] for r in rows]))
         out.append(dict(candidates=c, M=[r["M"] for r in rows], slope=f.slope, lo=f.slope_lo, hi=f.slope_hi,
                         candidates_per_message=c / rows[-1]["M"]))
@@ -293,6 +291,6 @@ _MOVED = ('embedded_lattice_head', 'rlower_embedding', 'rlower_fits', 'sphere_rl
 def __getattr__(name):
     """The evidence of the section page moved to :mod:`attnlab.audit.rank_lower_counts`; re-exported here."""
     if name in _MOVED:
-        from . import rank_lower_counts
+        from . import rank_lower_counts  # noqa: PLC0415
         return getattr(rank_lower_counts, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

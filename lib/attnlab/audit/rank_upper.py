@@ -137,7 +137,7 @@ def quotient_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     rows = []
     for r in p["quot_r"]:
-        Q, K = planted_head(p["quot_n"], p["quot_keys"], p["planted_d"], r, rng)
+        Q, K = planted_head(p["quot_n"], p["quot_keys"], p["planted_d"], r, rng=rng)
         vi = visible_interaction_dim(Q, K)
         logits = Q @ K.T
         recon = vi.row[:, None] + vi.key[None, :] + vi.a @ vi.b.T
@@ -156,7 +156,7 @@ def quotient_experiment(p: dict, seed: int):
 def svd_experiment(p: dict, seed: int):
     """AR-svd: residual tolerances, r_SVD_int(τ) against β, and the robust certificate, on a noisy head."""
     rng = np.random.default_rng(seed)
-    Q, K = noisy_head(p["noisy_n"], p["noisy_keys"], p["planted_d"], p["noisy_r"], p["noisy_sigma"], rng)
+    Q, K = noisy_head(p["noisy_n"], p["noisy_keys"], p["planted_d"], p["noisy_r"], p["noisy_sigma"], rng=rng)
     exact = visible_interaction_dim(Q, K).r
     rows, robust = [], []
     for beta in p["noisy_betas"]:
@@ -184,7 +184,7 @@ def robust_experiment(p: dict, seed: int):
     eps = p["up_eps"]
     out = []
     for r in p["up_r"]:
-        Q, K = noisy_head(p["up_n"], p["up_keys"], p["planted_d"], r, p["robust_sigma"], rng)
+        Q, K = noisy_head(p["up_n"], p["up_keys"], p["planted_d"], r, p["robust_sigma"], rng=rng)
         u, Z, _, W = _bridge_subspace(Q, K, r)
         rho = chebyshev_radius(u @ W) * chebyshev_radius(Z @ W)
         exact = visible_interaction_dim(Q, K).r
@@ -239,12 +239,12 @@ def nospeed_experiment(p: dict, seed: int):
     """
     rng = np.random.default_rng(seed)
     n, L, d = p["ns_n"], p["ns_keys"], p["planted_d"]
-    Q, K = planted_head(n, L, d, 0, rng, hidden=1.0)
+    Q, K = planted_head(n, L, d, 0, rng=rng, hidden=1.0)
     A = softmax(p["ns_beta"] * (Q @ K.T))
     up = rank_upper_certificate(A, p["ns_eps"], "svd")
     S = np.sort(A, axis=1)  # ascending: the smallest entries are dropped first
     keep = L - (np.cumsum(S, axis=1) <= p["ns_eps"]).sum(axis=1)  # entries a row must keep for ℓ1 error ≤ ε
-    X = sphere_points(p["ns_sparse_n"], d, rng)
+    X = sphere_points(p["ns_sparse_n"], d, rng=rng)
     A2 = softmax(p["ns_sparse_beta"] * (X @ X.T))
     low = rank_lower_certificate(A2, p["ns_eps"])
     top = A2.max(axis=1)
@@ -262,7 +262,7 @@ def nospeed_experiment(p: dict, seed: int):
     fast_err = float(np.abs(one_row() - dense()).max())
     rows_equal = float(np.abs(A - A[:1]).max())      # exact rank one: every row equals the first
     # approximation rank without exact low rank (L × L, small enough for a full SVD)
-    Q1, K1 = planted_head(L, L, d, 1, rng, hidden=1.0)
+    Q1, K1 = planted_head(L, L, d, 1, rng=rng, hidden=1.0)
     A1 = softmax(p["ns_beta"] * (Q1 @ K1.T))
     up1 = rank_upper_certificate(A1, p["ns_eps"], "svd")
     return dict(dense_rank=up.rank, dense_error=up.error, dense_min_entry=float(A.min()),
@@ -285,7 +285,7 @@ def timing_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     for n in p["timing_n"]:
-        A = family_attention("sphere-2", n, p["timing_keys"], p["timing_beta"], rng)
+        A = family_attention("sphere-2", n, p["timing_keys"], p["timing_beta"], rng=rng)
         row = dict(n=n, L=p["timing_keys"])
         for m in ("greedy", "svd"):
             c = rank_upper_certificate(A, 0.25, m)
@@ -307,7 +307,7 @@ def sphere_ball_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     for beta in p["sb_betas"]:
-        A = family_attention("sphere-3", p["sb_n"], p["sb_keys"], beta, rng)
+        A = family_attention("sphere-3", p["sb_n"], p["sb_keys"], beta, rng=rng)
         for e in p["eps"]:
             s = rank_upper_certificate(A, e, "svd")
             lc = rank_lower_certificate(A, e)
@@ -460,7 +460,7 @@ def upper_law_experiment(p: dict, seed: int):
     eps = p["up_eps"]
     planted = []
     for r in p["up_r"]:
-        Q, K = planted_head(p["up_n"], p["up_keys"], p["planted_d"], r, rng, offset=0.0)
+        Q, K = planted_head(p["up_n"], p["up_keys"], p["planted_d"], r, rng=rng, offset=0.0)
         vi = visible_interaction_dim(Q, K)
         rho_q, rho_k = chebyshev_radius(vi.a), chebyshev_radius(vi.b)
         logits = Q @ K.T
@@ -1096,7 +1096,7 @@ def coarse_experiment(p: dict, seed: int):
     :math:`\max_i\tfrac{\sqrt L}2\|h_i-\bar h_i\|_2` (‖Δp‖₁ ≤ √L‖Δp‖₂, and the softmax Jacobian
     diag(p) − ppᵀ has spectral norm ≤ 1/2 and kills constants). ``h`` is linear in β, so it is formed once per r."""
     rng = np.random.default_rng(seed)
-    Q, K = noisy_head(p["noisy_n"], p["noisy_keys"], p["planted_d"], p["noisy_r"], p["noisy_sigma"], rng)
+    Q, K = noisy_head(p["noisy_n"], p["noisy_keys"], p["planted_d"], p["noisy_r"], p["noisy_sigma"], rng=rng)
     out = []
     for r in p["noisy_rs"]:
         u, Z, _, W = _bridge_subspace(Q, K, r)

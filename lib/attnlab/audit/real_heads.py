@@ -286,7 +286,7 @@ def _ey(p, seed, data):
     with threadpool_limits(1):
         for idx, (tid, n, layer, head, Q, K, _) in enumerate(_cases(p)):
             d = Q.shape[1]
-            P = gaussian_projection(d, p["ey_m"], np.random.default_rng([seed, idx]))
+            P = gaussian_projection(d, p["ey_m"], rng=np.random.default_rng([seed, idx]))
             for kind, X in (("A", attention_matrix(Q, K, beta=1 / math.sqrt(d))),
                             ("Ã", attention_matrix(Q @ P, K @ P, beta=1 / math.sqrt(d)))):
                 U, s, Vt = np.linalg.svd(X)
@@ -440,11 +440,12 @@ def _methods(p):
     """name → (family, budget, fn(Q, K, V, rng)); one signature for every method, β = 1/√d throughout."""
     out = {"exact (blocked)": ("exact", 0, lambda Q, K, V, g: attention_blocked(Q, K, V, threads=1))}
     for m, r in p["pda"]:
-        out[f"PDA m={m}, r={r}"] = ("PDA", r, lambda Q, K, V, g, m=m, r=r: pda_attention(Q, K, V, m, r, g, svd="full"))
+        out[f"PDA m={m}, r={r}"] = ("PDA", r, lambda Q, K, V, g, m=m, r=r: pda_attention(Q, K, V, m, r, rng=g,
+                                                                                   svd="full"))
     for m in p["performer_m"]:
-        out[f"Performer m={m}"] = ("Performer", m, lambda Q, K, V, g, m=m: performer_attention(Q, K, V, m, g))
+        out[f"Performer m={m}"] = ("Performer", m, lambda Q, K, V, g, m=m: performer_attention(Q, K, V, m, rng=g))
     for k in p["linformer_k"]:
-        out[f"Linformer k={k}"] = ("Linformer", k, lambda Q, K, V, g, k=k: linformer_attention(Q, K, V, k, g))
+        out[f"Linformer k={k}"] = ("Linformer", k, lambda Q, K, V, g, k=k: linformer_attention(Q, K, V, k, rng=g))
     return out
 
 

@@ -16,7 +16,7 @@ from ..logits import softmax
 from ..perturbation import l1_change
 from .cache import memoize
 from .verdict import Verdict
-from .softmax_stability import PRESETS, _log_axis, _positive, _scale_p
+from .softmax_stability import _log_axis, _positive, _scale_p
 
 __all__ = [
     "subset_gain",
@@ -147,7 +147,7 @@ def _projection_errors(s_grid, q, rng):
     Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
     S0 = Q @ K.T / math.sqrt(d)
     Q = Q / S0.std()
-    Ps = [gaussian_projection(d, m, rng) for _ in range(trials)]
+    Ps = [gaussian_projection(d, m, rng=rng) for _ in range(trials)]
     out = dict(s=list(s_grid), h_inf=[], row_l1=[], ratio=[])
     for s in s_grid:
         S = s * Q @ K.T / math.sqrt(d)

@@ -18,7 +18,7 @@ from ..perturbation import chain_bounds, chain_measure, two_key_instance
 from .cache import memoize
 from .stats import fit_slope
 from .verdict import Verdict
-from .softmax_stability import PRESETS, KINDS, VIOLATION_TOL, _kind, _log_axis, _positive, _scale_p
+from .softmax_stability import KINDS, VIOLATION_TOL, _kind, _log_axis, _positive, _scale_p
 
 __all__ = [
     "chain_experiment",
@@ -44,7 +44,7 @@ def chain_experiment(p, seed, progress=False):
         rng = np.random.default_rng([seed, 3, KINDS.index(kind), L])
         Q, K, V, beta, bias = _kind(kind, L, p["d"], p["d_v"], rng)
         b = chain_bounds(eps, L, V)
-        ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, seed=seed, block=p["block"])
+        ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, rng=seed, block=p["block"])
         for pert, m in ms.items():
             rows.append(_ratios(kind, pert, L, eps, m, b))
     for L in p["chain_L"]:

@@ -17,13 +17,10 @@ from tqdm import tqdm
 
 from .._validate import positive_int
 from ..adversarial import sup_ratio
-from ..projection import gaussian_projection, projected_logits
-from ..logits import softmax
-from ..perturbation import (_l1_and_grad, _split, chain_bounds, chain_measure, l1_change, lipschitz_instance,
-                            lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance, two_key_instance)
+from ..perturbation import (_l1_and_grad, _split, l1_change, lipschitz_instance,
+                            lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance)
 from .cache import memoize
 from .scale import preset
-from .stats import fit_slope
 from .verdict import Verdict
 
 __all__ = [
@@ -35,29 +32,10 @@ __all__ = [
     "worst_case_vs_osc",
     "lip_experiment",
     "tanh_experiment",
-    "chain_experiment",
-    "chain_slopes",
     "check_pda_lip",
     "check_ar_tanh",
-    "check_pda_chain",
-    "SQRTL_RULE",
-    "sqrtl_worst_search",
-    "real_heads_sqrtl",
-    "sqrtl_experiment",
-    "sqrtl_verdict",
-    "check_pda_sqrtl",
-    "AMPLIFY_RULE",
-    "subset_gain",
-    "worst_l1_over_h",
-    "worst_l1_over_osc",
-    "worst_instance",
-    "worst_relative_change",
-    "amplify_experiment",
-    "check_pda_amplify",
-    "plot_amplify",
     "plot_lipschitz",
     "plot_tanh",
-    "plot_chain",
 ]
 
 #: Sizes per scale: search lengths, starts and iterations; the osc grid; the chain's L, ε, widths, row block.
@@ -403,7 +381,7 @@ _MOVED_TO = {
 
 def __getattr__(name):
     if name in _MOVED_TO:
-        import importlib
+        import importlib  # noqa: PLC0415
 
         return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 from scipy import sparse, stats
 
-from ..sparse_patterns import (construct_sparse_attention, construction_operation_count, log_target, moment_curve_attention,
+from ..sparse_patterns import (log_target, moment_curve_attention,
                                packing_dimension_bound, pattern_profile, resample_success, sparse_dimension_bound)
 from .cache import memoize
 from .scale import preset
@@ -23,10 +22,10 @@ from .stats import clopper_pearson, fit_slope
 from .verdict import Verdict
 
 __all__ = ["PRESETS", "LAWS", "random_sparse_target", "search_dimension", "scaling_experiment",
-           "robustness_experiment", "timing_experiment", "moment_experiment", "load_long_run", "growth_laws",
-           "resample_summary", "compression", "fmt_num", "fmt_p", "check_sp_approx", "check_sp_exp", "check_sp_robust", "check_sp_tight",
+           "robustness_experiment", "moment_experiment", "load_long_run", "growth_laws",
+           "resample_summary", "compression", "fmt_num", "fmt_p", "check_sp_approx", "check_sp_tight",
            "check_sp_causal",
-           "plot_dimension_vs_L", "plot_success_rate", "plot_robustness"]
+           "plot_dimension_vs_L", "plot_success_rate",]
 
 PRESETS = {
     "smoke": dict(L=[64, 96, 128, 192], k=2, gamma=2.0, eps1=2.0, eps2=0.5, targets=2, draws=6, grid=8,
@@ -677,6 +676,6 @@ _MOVED = ('timing_experiment', 'check_sp_exp', 'check_sp_robust', 'plot_robustne
 def __getattr__(name):
     """The evidence of the section page moved to :mod:`attnlab.audit.sparse_patterns_runs`; re-exported here."""
     if name in _MOVED:
-        from . import sparse_patterns_runs
+        from . import sparse_patterns_runs  # noqa: PLC0415
         return getattr(sparse_patterns_runs, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,14 +17,11 @@ import math
 
 import numpy as np
 from scipy import optimize
-from tqdm import tqdm
 
 from .._validate import positive_int
 from ..exact import attention_matrix
 from ..logits import softmax
-from ..rank_certificates import rank_lower_certificate, rank_upper_certificate
-from ..spectrum import (energy_count, envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values,
-                        softmax_kernel, tail_norm)
+from ..spectrum import (envelope_constant, powerlaw_fit, powerlaw_tail_bound, tail_norm)
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
@@ -38,40 +35,13 @@ __all__ = [
     "make_inputs",
     "eckart_young_experiment",
     "tail_sharpness",
-    "rank_experiment",
-    "energy_experiment",
-    "kernel_experiment",
-    "check_lr_rank",
-    "check_lr_cutoff",
-    "energy_families",
     "readable",
-    "check_lr_kernel",
-    "onehot_k90",
-    "onehot_experiment",
-    "check_lr_onehot",
-    "mercer_spectrum",
-    "mercer_experiment",
-    "check_lr_mercer",
-    "sphere_inputs",
-    "kdk_experiment",
-    "check_lr_kdk",
     "rsvd_flops",
     "exact_svd_flops",
     "priced_flops",
     "rsvd_experiment",
     "check_pda_rsvd",
-    "PATTERNS",
-    "sparse_support",
-    "sparse_attention",
-    "sparse_experiment",
-    "check_lr_sparse",
-    "check_lr_wide",
-    "wide_table",
-    "plot_demo_spectra",
-    "plot_energy",
     "plot_tail_bound",
-    "plot_sparse",
-    "plot_wide",
 ]
 
 #: Sizes per scale. ``n``/``d`` are the demo grid of the low-rank tutorial; ``energy_*`` the energy sweep; ``b`` multipliers of 1/√d.
@@ -382,7 +352,7 @@ def rsvd_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     L, r, d, m = p["rsvd_L"], p["rsvd_r"], 64, 128
     Q, K = rng.standard_normal((L, d)), rng.standard_normal((L, d))
-    A = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng)))
+    A = softmax(projected_logits(Q, K, gaussian_projection(d, m, rng=rng)))
     s = np.linalg.svd(A, compute_uv=False)
     optimum = tail_norm(s, r)
     runs = []
@@ -390,7 +360,7 @@ def rsvd_experiment(p: dict, seed: int):
         if q == 0:
             U, sv, Vt = _sketch_svd(A, r, p_over, rng)
         else:
-            U, sv, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, r, rng,
+            U, sv, Vt = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, r, rng=rng,
                                           n_oversamples=p_over, n_iter=q)
         err = float(np.linalg.norm(A - (U * sv) @ Vt))
         runs.append(dict(p=p_over, q=q, error=err, ratio=err / optimum, flops=rsvd_flops(L, r, p_over, q)))
@@ -535,7 +505,7 @@ _MOVED_TO = {
 
 def __getattr__(name):
     if name in _MOVED_TO:
-        import importlib
+        import importlib  # noqa: PLC0415
 
         return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from ..spectrum import energy_count, softmax_kernel
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
-from .spectrum import PARAMETERS, PRESETS, RULES, _num, readable
+from .spectrum import PRESETS, RULES, _num, readable
 
 __all__ = [
     "plot_mercer",

@@ -17,7 +17,7 @@ from ..spectrum import energy_count, powerlaw_fit, singular_values
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
-from .spectrum import PARAMETERS, ENERGY_KINDS, PRESETS, RULES, _num, _tidy_log_axes, make_inputs
+from .spectrum import ENERGY_KINDS, PRESETS, RULES, _num, _tidy_log_axes, make_inputs
 
 __all__ = [
     "rank_experiment",
