@@ -148,7 +148,7 @@ RULES = dict(
                "both halves hold, refuted if either fails (the summary says which)."),
     pda_ey=("PDA-ey is decided on the real heads at the model's temperature, for A and for PDA's projected Ã "
             "(unbiased scaling, m = 128, one seeded draw per case). Refuted if Eckart–Young fails (‖X − X_r‖_F "
-            "against √(Σ_{k>r} σ_k²), relative difference ≥ 10⁻¹⁰, r ∈ {4, 8, 16, 32}) or the tail bound "
+            "against √(Σ_{k>r} σ_k²), difference ≥ 10⁻¹⁰·‖X‖_F, the scale of the rounding in forming X − X_r, r ∈ {4, 8, 16, 32}) or the tail bound "
             "C·r^(−(α−1/2))/√(2α−1) (C = max_k σ_k k^α, α the fitted exponent) is exceeded in a case with α > 1/2; "
             "loose if the bound is not sharp (tail/bound below 0.9 on an exact power law σ_k = k^(−α), α ∈ {1.5, 2, "
             "3}, r = 32). Otherwise, on the empirical assumption: verified if a power law (attnlab.powerlaw_fit, "
@@ -322,7 +322,7 @@ def _spectra(p, seed, model, data):
             for kind, (A, B) in kinds.items():
                 for t in p["temps"]:
                     s = singular_values(attention_matrix(A, B, beta=t / math.sqrt(d), causal=causal))
-                    f = powerlaw_fit(s)
+                    f = _fit(s)
                     base = kind == "real" and t == 1.0
                     rows.append(dict(kind=kind, text=tid, n=n, layer=layer, head=head, t=t,
                                      k90=energy_count(s, p["frac"]), alpha=f["alpha"], r2=f["r2"],
@@ -330,6 +330,15 @@ def _spectra(p, seed, model, data):
                                      k90_scores=energy_count(singular_values(_scores(A, B, causal)), p["frac"])
                                      if base else None))
     return rows
+
+
+def _fit(s):
+    """:func:`attnlab.powerlaw_fit` of a spectrum, or α = R² = nan (no power law) where fewer than 3 singular values
+    in its window lie above rounding (a head whose every row puts its mass on one token is rank one)."""
+    try:
+        return powerlaw_fit(s)
+    except ValueError:
+        return dict(alpha=float("nan"), r2=float("nan"))
 
 
 def _scores(Q, K, causal):
@@ -348,8 +357,8 @@ def tail_sharpness(alphas, r: int) -> dict:
 def ey_experiment(p: dict, seed: int = 0, model: str = "encoder"):
     """Per case at the model's temperature, for ``A`` = softmax(QKᵀ/√d) and ``Ã`` = softmax((QP)(KP)ᵀ/√d) (PDA's
     projected attention, unbiased scaling, P Gaussian d × ``ey_m``, one draw per case seeded by the case): the
-    power-law fit of the spectrum, the largest relative Eckart–Young difference | ‖X − X_r‖_F − √(Σ_{k>r} σ_k²) |
-    over r ∈ ``ey_r`` (X_r from the SVD), and the largest tail/bound over those r (C = max_k σ_k k^α at the fitted α;
+    power-law fit of the spectrum, the largest Eckart–Young difference | ‖X − X_r‖_F − √(Σ_{k>r} σ_k²) | over
+    r ∈ ``ey_r`` (X_r from the SVD) relative to ‖X‖_F (the scale of the rounding error in forming X − X_r), and the largest tail/bound over those r (C = max_k σ_k k^α at the fitted α;
     ``nan`` where α ≤ 1/2). ``sharpness``: :func:`tail_sharpness` at r = 32.
 
     ``model``: "encoder" (MiniLM-L6) or "decoder" (SmolLM2-135M, causal A; :func:`model_preset` gives its cases).
@@ -368,9 +377,9 @@ def _ey(p, seed, model, data):
             for kind, X in (("A", attention_matrix(Q, K, beta=1 / math.sqrt(d), causal=causal)),
                             ("Ã", attention_matrix(Q @ P, K @ P, beta=1 / math.sqrt(d), causal=causal))):
                 U, s, Vt = np.linalg.svd(X)
-                f = powerlaw_fit(s)
+                f = _fit(s)
                 ey = max(abs(float(np.linalg.norm(X - (U[:, :r] * s[:r]) @ Vt[:r])) - tail_norm(s, r))
-                         / max(tail_norm(s, r), 1e-300) for r in p["ey_r"] if r < n)
+                         for r in p["ey_r"] if r < n) / float(np.linalg.norm(X))
                 if f["alpha"] > 0.5:
                     C = envelope_constant(s, f["alpha"])
                     ratio = max(tail_norm(s, r) / float(powerlaw_tail_bound(C, f["alpha"], r)) for r in p["ey_r"])
@@ -682,7 +691,7 @@ def _pda_ey_one(res, model):
     ratios = [r["tail_over_bound"] for r in rows if r["alpha"] > 0.5]
     violations = sum(x > 1 + 1e-12 for x in ratios)
     sharp = min(res["sharpness"].values())
-    med = {k: float(np.median([r["alpha"] for r in v])) for k, v in by.items()}
+    med = {k: float(np.nanmedian([r["alpha"] for r in v])) for k, v in by.items()}
     if max_ey >= 1e-10 or violations:
         verdict = "refuted"
     elif sharp < 0.9:
@@ -696,7 +705,7 @@ def _pda_ey_one(res, model):
     text = (f"a power law with α > 1 (R² ≥ 0.9) fits {_share(printed['A'], n['A'])} spectra of A and "
             f"{_share(printed['Ã'], n['Ã'])} of PDA's Ã at m = {res['m']} (median α {med['A']:.2f} and "
             f"{med['Ã']:.2f}; with α > 1/2, all the proof needs: {needed['A']} and {needed['Ã']}); Eckart–Young "
-            f"holds to {max_ey:.1e}, the tail bound is exceeded in {_cases_word(violations)} (largest tail/bound "
+            f"holds to {max_ey:.1e}·‖X‖_F, the tail bound is exceeded in {_cases_word(violations)} (largest tail/bound "
             f"{max(ratios) if ratios else float('nan'):.3f}; on exact power laws it reaches {sharp:.3f}).")
     headline = (f"a power law with α > 1 fits {printed['A']} of {n['A']} {MODELS[model]} spectra of A and "
                 f"{printed['Ã']} of Ã.")
@@ -704,8 +713,8 @@ def _pda_ey_one(res, model):
                 numbers=dict(cases=n["A"], powerlaw_alpha_above_1_A=printed["A"],
                              powerlaw_alpha_above_1_Atilde=printed["Ã"], powerlaw_alpha_above_half_A=needed["A"],
                              powerlaw_alpha_above_half_Atilde=needed["Ã"], median_alpha_A=med["A"],
-                             median_alpha_Atilde=med["Ã"], median_r2_A=float(np.median([r["r2"] for r in by["A"]])),
-                             median_r2_Atilde=float(np.median([r["r2"] for r in by["Ã"]])),
+                             median_alpha_Atilde=med["Ã"], median_r2_A=float(np.nanmedian([r["r2"] for r in by["A"]])),
+                             median_r2_Atilde=float(np.nanmedian([r["r2"] for r in by["Ã"]])),
                              max_eckart_young_rel_diff=max_ey, bound_violations=violations,
                              max_tail_over_bound=float(max(ratios)) if ratios else float("nan"),
                              sharpness_min=sharp))
