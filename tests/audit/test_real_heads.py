@@ -293,7 +293,7 @@ def test_check_ar_bert_planted(data, expected):
     v = rh.check_ar_bert("smoke", data=(dict(encoder=cal, decoder=MATCH), dict(encoder=prov, decoder=other)))
     assert v.verdict == expected, v.summary
     assert "share of heads" in v.summary and "l. 118" in v.summary      # claims.md's question, answered
-    assert v.numbers["seed_numbers"]["share"] == 0.419
+    assert v.numbers["seed_share"] == 0.419
 
 
 def test_check_ar_bert_reads_neither_model_as_bert_base():

@@ -206,7 +206,7 @@ CLAIMS: tuple[Claim, ...] = (
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
           "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension (elsewhere "
           "called a 41.9% 'reduction').",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_bert"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_ar_bert"),
     Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up.",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_nospeed"),
     # ---- found on a second reading (claims.md, 2026-11-30)
@@ -334,7 +334,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_visible"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_ar_visible"),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}

@@ -632,10 +632,10 @@ def _combined(claim, per, numbers, rule, thresholds, scale, what):
         headline = (f"{names['encoder']} {verdicts['encoder']}, {names['decoder']} {verdicts['decoder']}: "
                     f"{per[max(per, key=lambda m: ORDER.index(verdicts[m]))]['headline']}")
     summary = " ".join([lead] + [f"{names[m]} ({verdicts[m]}): {per[m]['text']}" for m in per])
-    flat = {f"{k} ({names[m]})": v for m in per for k, v in per[m]["numbers"].items()}
+    flat = {f"{k} ({names[m]})": v for m in per for k, v in per[m]["numbers"].items() if k in per[m]["shown"]}
     return Verdict(claim, verdict, summary, headline=headline,
                    numbers=dict({f"verdict ({names[m]})": verdicts[m] for m in per}, **flat, **numbers),
-                   thresholds=dict(rule=rule, combination=COMBINATION, **thresholds), scale=scale)
+                   thresholds=dict(rule=rule, **thresholds), scale=scale)
 
 
 def _lr_energy_one(rows, p, model):
@@ -661,6 +661,7 @@ def _lr_energy_one(rows, p, model):
     headline = (f"k₉₀ ≤ 10 in {at_most_10} of {n} {MODELS[model]} spectra; sharpening lowers k₉₀ in {lowered}, "
                 f"raises it in {raised}.")
     return dict(verdict="verified" if count_ok and sharp_ok else "refuted", text=text, headline=headline,
+                shown=("cases", "k90_at_most_10", "median_k90", "sharpen_lowered", "sharpen_raised"),
                 numbers=dict(cases=n, k90_at_most_10=at_most_10, inside_5_10=inside, median_k90=med,
                              count_half=count_ok, sharpen_lowered=lowered, sharpen_raised=raised,
                              sharpening_half=sharp_ok, softmax_vs_scores_lowered=sm_lower,
@@ -673,7 +674,7 @@ def check_lr_energy(scale=None, seed: int = 0, data=None) -> Verdict:
     p = preset(PRESETS, scale)
     data = _data(p, seed, data, spectra_experiment)
     per = {m: _lr_energy_one(data[m], p, m) for m in MODELS}
-    v = _combined("LR-energy", per, dict(t_max=max(p["temps"]), seed_head_dim=64), RULES["lr_energy"],
+    v = _combined("LR-energy", per, dict(t_max=max(p["temps"])), RULES["lr_energy"],
                   dict(k90_max=10, share_min=0.5), p["scale"], "the two halves decide alike")
     v.summary += (" k₉₀ counts the singular values holding 90% of ‖A‖_F² at the model's temperature (causal A for "
                   "the decoder). The seed speaks of d_k = 64: SmolLM2-135M has that width; MiniLM-L6 has d = 32, "
@@ -710,6 +711,8 @@ def _pda_ey_one(res, model):
     headline = (f"a power law with α > 1 fits {printed['A']} of {n['A']} {MODELS[model]} spectra of A and "
                 f"{printed['Ã']} of Ã.")
     return dict(verdict=verdict, text=text, headline=headline,
+                shown=("cases", "powerlaw_alpha_above_1_A", "powerlaw_alpha_above_1_Atilde", "powerlaw_alpha_above_half_A",
+                       "powerlaw_alpha_above_half_Atilde", "max_eckart_young_rel_diff", "bound_violations"),
                 numbers=dict(cases=n["A"], powerlaw_alpha_above_1_A=printed["A"],
                              powerlaw_alpha_above_1_Atilde=printed["Ã"], powerlaw_alpha_above_half_A=needed["A"],
                              powerlaw_alpha_above_half_Atilde=needed["Ã"], median_alpha_A=med["A"],
@@ -754,6 +757,7 @@ def _pda_norm_one(res, model):
             f"against √d = {math.sqrt(d):.2f}.")
     headline = f"ρ = max‖q‖·max‖k‖ ≤ 1 in {ok} of {n} {MODELS[model]} cases (median ρ {rho_med:.1f})."
     return dict(verdict=verdict, text=text, headline=headline,
+                shown=("cases", "rho_at_most_1", "rho_median", "rho_max", "s_max", "sqrt_d"),
                 numbers=dict(cases=n, rho_at_most_1=ok, rho_median=rho_med, rho_max=rho_max, q_norm_median=q_med,
                              k_norm_median=k_med, norm_min=lo, norm_max=hi, q_rows_at_most_1=q_le1,
                              k_rows_at_most_1=k_le1, rows=total, s_max=s_max, sqrt_d=math.sqrt(d), head_dim=d))
@@ -798,6 +802,7 @@ def _ar_visible_one(rows, model):
     headline = (f"{len(full)} of {n} {MODELS[model]} cases have full visible dimension, {len(low)} of them with keys "
                 f"varying in ≤ r/2 directions.")
     return dict(verdict="verified" if full_ok and low_ok else "refuted", text=text, headline=headline,
+                shown=("cases", "full_visible", "low_dim", "k90_keys_median", "k90_gaussian_median"),
                 numbers=dict(cases=n, full_visible=len(full), visible_dims=dims, low_dim=len(low),
                              low_dim_quarter=quarter, interaction_quarter=quarter_inter, k90_keys_min=min(ks),
                              k90_keys_median=float(np.median(ks)), k90_keys_max=max(ks),
@@ -854,8 +859,9 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
     for m in MODELS:
         pv = provs[m]
         nums.update({f"{k} ({MODELS[m]})": v for k, v in dict(
-            model=pv["model"], head_dim=pv["head_dim"], heads=pv["layers"] * pv["heads"],
-            **{k: v for k, v in summ[m].items() if k != "crosscheck"}).items()})
+            head_dim=pv["head_dim"], heads=pv["layers"] * pv["heads"],
+            **{k: v for k, v in summ[m].items() if k in ("corr_upper", "corr_lower", "share_smaller", "share_lo",
+                                                           "share_hi")}).items()})
     parts = [f"on {MODELS[m]} ({provs[m]['layers'] * provs[m]['heads']} heads of width {provs[m]['head_dim']}) the "
              f"seed's pipeline gives Spearman correlations {_f(summ[m]['corr_upper'])} (r_SVD,int against the upper "
              f"certificate) and {_f(summ[m]['corr_lower'])} (against the lower), and {_pct(summ[m]['share_smaller'])} "
@@ -880,8 +886,8 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
             "'41.9% reduction' (l. 114, 212) names the same number loosely, so it is compared with the share, and the "
             "mean relative reduction (" + ", ".join(f"{_pct(summ[m]['mean_reduction'])} on {MODELS[m]}" for m in MODELS)
             + ") is not the seed's quantity.")
-    return Verdict("AR-bert", verdict, why, numbers=dict(nums, seed_numbers=SEED_BERT,
-                                                        seed_share_reading="share of heads (l. 118, 136)"),
+    return Verdict("AR-bert", verdict, why, numbers=dict(nums, seed_correlations=SEED_BERT["correlations"],
+                                                        seed_share=SEED_BERT["share"]),
                    thresholds=dict(rule=RULES["ar_bert"], correlation_min=0.3, share=0.419), scale=p["scale"])
 
 
