@@ -271,7 +271,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-norm", S000, "l. 49, 51 (also 199, 224)",
           "Layer normalisation makes ‖Q_i‖₂ ≈ √d and ‖K_j‖₂ ≈ √d, 'hence' q = Q/√d and k = K/√d satisfy ‖q_i‖, ‖k_j‖ ≤ 1, "
           "the premise of every PDA bound (|S_ij| ≤ √d, the unit-vector JL tail).",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_norm"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_pda_norm"),
     Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
           "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
           "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r).",

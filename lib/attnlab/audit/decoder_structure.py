@@ -1,4 +1,6 @@
-"""Section 12.1 (``notebooks/12-decoder-structure.ipynb``): what only a causal decoder's heads show.
+"""The decoder's part of ``notebooks/12-decoder-structure.ipynb`` (a section of chapter 12): what only a causal
+decoder's heads show. (The same page compares the approximations on the encoder's heads with
+:func:`attnlab.audit.real_heads.pareto_experiment`.)
 
 The heads are SmolLM2-135M-Instruct's (``data/decoder_heads``, read with
 :func:`attnlab.audit.decoder_heads.load_heads`): 30 layers, 9 query heads sharing 3 key/value heads, head width 64,
