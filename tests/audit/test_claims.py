@@ -20,7 +20,7 @@ EXPECTED = {
     "PDA-global": "corrected",  # issue 23: was loose; false for ε/√d above 1.62 (Q = K = √d·I)
     "PDA-mL": "corrected",      # issue 29: the factor L comes from the √L of the Frobenius sum, not the √d
     "PDA-alg": "corrected",
-    "PDA-ey": "verified",   # issue 23: decided on the real heads of chapter 12 (was unverifiable-here, synthetic)
+    "PDA-ey": "corrected",  # issue 27: decided on both real models; α > 1 fails on the decoder, α > 1/2 holds on both
     "PDA-total": "loose",
     "PDA-time": "corrected",          # issue 23: was unverifiable-here; decided by exact operation counts
     "PDA-space": "verified",          # issue 23: was corrected; the streamed variant, by exact byte counts

