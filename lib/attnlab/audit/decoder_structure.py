@@ -125,7 +125,7 @@ def _pareto(p, seed, data):
                     if family == "exact":
                         out = O[h]
                     elif family == "favor":
-                        out = performer_attention(q, k, v, budget, np.random.default_rng([seed, layer, h, budget]),
+                        out = performer_attention(q, k, v, budget, rng=np.random.default_rng([seed, layer, h, budget]),
                                                   causal=True)
                     else:
                         out = window_attention(q, k, v, budget, sink=family == "window+sink")
