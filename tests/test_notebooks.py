@@ -49,3 +49,18 @@ def test_bootstrap_cells_match_config():
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "sync_bootstrap.py"), "--check"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_names_the_chapter_reads_from_its_audit_module_exist(path):
+    """``audit.NAME`` in a chapter's code resolves (an unused-import fix can remove a re-export a page reads)."""
+    import importlib
+    import re
+
+    src = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+    missing = []
+    for m in re.finditer(r"from attnlab\.audit import (\w+) as (\w+)", src):
+        module = importlib.import_module(f"attnlab.audit.{m.group(1)}")
+        missing += [f"{m.group(2)}.{n}" for n in sorted(set(re.findall(rf"(?<![\w.]){m.group(2)}\.(\w+)", src)))
+                    if not hasattr(module, n)]
+    assert not missing, missing

@@ -21,6 +21,7 @@ from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
 from .verdict import Verdict
+from .pda import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .pda import PRESETS, RULES, _instance, _real_cases, crossing, headline_experiment
 
 from .pda_cost import _S

@@ -11,6 +11,7 @@ import sympy as sp
 
 from .scale import preset
 from .verdict import Verdict
+from .pda import METHOD_NAMES, PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .pda import HEAD_WIDTHS, PRESETS, RULES, SEED_M, SEED_R, SVD_P, SVD_Q
 
 __all__ = [

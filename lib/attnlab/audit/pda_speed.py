@@ -22,6 +22,7 @@ from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
 from .verdict import Verdict
+from .pda import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .pda import HEAD_WIDTHS, METHOD_NAMES, PRESETS, RULES, SEED_M, SEED_R, _instance
 
 from .pda_cost import _ratio_span, cost_counts, memory_counts

@@ -16,6 +16,7 @@ from ..logits import softmax
 from ..perturbation import l1_change
 from .cache import memoize
 from .verdict import Verdict
+from .softmax_stability import PRESETS  # noqa: F401 (the page reads them from this module)
 from .softmax_stability import _log_axis, _positive, _scale_p
 
 __all__ = [

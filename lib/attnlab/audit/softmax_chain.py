@@ -18,6 +18,7 @@ from ..perturbation import chain_bounds, chain_measure, two_key_instance
 from .cache import memoize
 from .stats import fit_slope
 from .verdict import Verdict
+from .softmax_stability import PRESETS  # noqa: F401 (the page reads them from this module)
 from .softmax_stability import KINDS, VIOLATION_TOL, _kind, _log_axis, _positive, _scale_p
 
 __all__ = [

@@ -17,6 +17,7 @@ from ..spectrum import energy_count, softmax_kernel
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
+from .spectrum import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .spectrum import PRESETS, RULES, _num, readable
 
 __all__ = [

@@ -17,6 +17,7 @@ from ..spectrum import energy_count, powerlaw_fit, singular_values
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
+from .spectrum import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .spectrum import ENERGY_KINDS, PRESETS, RULES, _num, _tidy_log_axes, make_inputs
 
 __all__ = [

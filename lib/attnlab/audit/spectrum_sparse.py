@@ -20,6 +20,7 @@ from ..spectrum import energy_count, singular_values
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
+from .spectrum import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .spectrum import PRESETS, RULES, _pct_range, _tidy_log_axes
 
 from .spectrum_rank import rank_experiment
