@@ -1,6 +1,7 @@
 """What chapters 07 (rank-upper) and 08 (rank-lower) share: the common preset entries and the sphere-2 gap experiment.
 
-Private to :mod:`attnlab.audit.rank_upper` and :mod:`attnlab.audit.rank_lower`, whose ``PRESETS`` include
+Private to :mod:`attnlab.audit.rank_upper` (and its section, :mod:`attnlab.audit.rank_upper_law`) and
+:mod:`attnlab.audit.rank_lower`, whose ``PRESETS`` include
 ``SHARED``; :func:`gap_experiment` is memoized on its own entries only, so both chapters read one computation.
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _gap_experiment(p: dict, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     for beta in p["gap_betas"]:
-        A = family_attention("sphere-2", p["gap_n"], p["gap_keys"], beta, rng)
+        A = family_attention("sphere-2", p["gap_n"], p["gap_keys"], beta, rng=rng)
         for e in p["eps"]:
             g = rank_upper_certificate(A, e, "greedy")
             s = rank_upper_certificate(A, e, "svd")
