@@ -39,7 +39,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def profile(scale: str, seed: int = 0) -> dict:
+def profile(scale: str, seed: int = 0, save=None, ids=None, pages_first=False) -> dict:
     from attnlab.audit import cache
     from attnlab.audit.claims import CLAIMS, evaluate
     from attnlab.audit.precompute import page_calls
@@ -59,11 +59,28 @@ def profile(scale: str, seed: int = 0) -> dict:
                               nested=ev["depth"] > 0, first_needed_by=current["who"])
 
     stop = cache.observe(record)
-    claims = []
+    claims, pages = [], []
     t0, c0 = time.perf_counter(), time.process_time()
-    for c in CLAIMS:
-        if not c.check:
-            continue
+    import importlib
+
+    def run_pages():
+        for call in page_calls(scale, seed):
+            current.clear()
+            current["who"] = call["page"]
+            w, u = time.perf_counter(), time.process_time()
+            getattr(importlib.import_module(call["module"]), call["qualname"])(*call["args"], **call["kwargs"])
+            pages.append(dict(page=call["page"], experiment=call["name"], wall_s=round(time.perf_counter() - w, 2),
+                              cpu_s=round(time.process_time() - u, 2)))
+        if save:
+            save(_result(claims, pages, experiments, t0, c0), partial=True)
+
+    if pages_first:
+        run_pages()
+    order = [c for c in CLAIMS if c.check]
+    if ids:
+        rank = {i.casefold(): k for k, i in enumerate(ids)}
+        order.sort(key=lambda c: rank.get(c.id.casefold(), len(rank)))
+    for c in order:
         current.clear()
         current["who"] = c.id
         w, u = time.perf_counter(), time.process_time()
@@ -71,17 +88,15 @@ def profile(scale: str, seed: int = 0) -> dict:
         claims.append(dict(id=c.id, check=c.check, verdict=v.verdict, wall_s=round(time.perf_counter() - w, 2),
                            cpu_s=round(time.process_time() - u, 2), uses=sorted(current.get("uses", ()))))
         print(f"{c.id:18s} {claims[-1]['wall_s']:7.1f} s wall {claims[-1]['cpu_s']:7.1f} s CPU", flush=True)
-    pages = []
-    import importlib
-
-    for call in page_calls(scale, seed):
-        current.clear()
-        current["who"] = call["page"]
-        w, u = time.perf_counter(), time.process_time()
-        getattr(importlib.import_module(call["module"]), call["qualname"])(*call["args"], **call["kwargs"])
-        pages.append(dict(page=call["page"], experiment=call["name"], wall_s=round(time.perf_counter() - w, 2),
-                          cpu_s=round(time.process_time() - u, 2)))
+        if save:  # after every claim, so a run stopped early leaves what it measured (marked partial)
+            save(_result(claims, pages, experiments, t0, c0), partial=True)
+    if not pages_first:
+        run_pages()
     stop()
+    return _result(claims, pages, experiments, t0, c0)
+
+
+def _result(claims, pages, experiments, t0, c0) -> dict:
     for e in experiments.values():
         e["used_by"] = sorted(c["id"] for c in claims if e["key"] in c["uses"])
     return dict(claims=claims, page_calls=pages,
@@ -94,22 +109,28 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", default="book", choices=["smoke", "book", "paper"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--ids", nargs="+", help="run these claims first, in this order (the others follow)")
+    ap.add_argument("--pages-first", action="store_true", help="the chapters' own experiments before the claims")
     args = ap.parse_args(argv)
+    load_before = os.getloadavg()
+
+    def save(result, partial=False):
+        out = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit=_commit(),
+                   machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale, seed=args.seed,
+                   load_before=[round(x, 2) for x in load_before],
+                   load_after=[round(x, 2) for x in os.getloadavg()], partial=partial,
+                   note="wall and CPU seconds of each memoized experiment computed from an empty cache, one process; "
+                        "CPU counts all threads of the process; self_* exclude the memoized calls an experiment "
+                        "makes; on a loaded machine compare CPU times", **result)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+        return out
+
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ATTNLAB_CACHE_DIR"] = str(Path(tmp) / "cache")  # from an empty cache
-        load_before = os.getloadavg()
-        result = profile(args.scale, args.seed)
-        load_after = os.getloadavg()
-    out = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), commit=_commit(),
-               machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale, seed=args.seed,
-               load_before=[round(x, 2) for x in load_before], load_after=[round(x, 2) for x in load_after],
-               note="wall and CPU seconds of each memoized experiment computed from an empty cache, one process; "
-                    "CPU counts all threads of the process; self_* exclude the memoized calls an experiment makes; "
-                    "on a loaded machine compare CPU times", **result)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(result['experiments'])} experiments, {result['total_wall_s']} s wall, {result['total_cpu_s']} s CPU, "
-          f"load {load_before[0]:.2f} -> {load_after[0]:.2f}: {args.out}")
+        out = save(profile(args.scale, args.seed, save, args.ids, args.pages_first))
+    print(f"{len(out['experiments'])} experiments, {out['total_wall_s']} s wall, {out['total_cpu_s']} s CPU, "
+          f"load {out['load_before'][0]:.2f} -> {out['load_after'][0]:.2f}: {args.out}")
     return 0
 
 

@@ -95,3 +95,19 @@ def test_precompute_finds_the_pages_calls():
     assert timing["args"] == [preset(PRESETS, "smoke"), 0] and timing["page"] == "07-rank-upper"
     assert "attnlab.audit.rank_upper_law:implicit_checks" in calls
     assert calls["attnlab.audit.gradient:memory_experiment"]["args"][-1] == 0
+
+
+def test_precompute_merges_units_that_share_an_experiment():
+    """Two claims that read one experiment are one unit (never computed twice at once); costs come from the
+    profile, by key or, for an experiment since moved to another module, by name."""
+    from attnlab.audit.precompute import units
+
+    profile = dict(claims=[dict(id="PDA-alg", uses=["m:shared#1"]), dict(id="PDA-jl", uses=["m:shared#1"]),
+                           dict(id="PDA-row", uses=["m:own#2"])],
+                   experiments=[dict(key="m:shared#1", self_cpu_s=5.0), dict(key="old:own#2", self_cpu_s=2.0)])
+    us = units("smoke", 0, profile)
+    shared = [u for u in us if "PDA-alg" in u["claims"]]
+    assert len(shared) == 1 and "PDA-jl" in shared[0]["claims"] and shared[0]["cost"] == 5.0
+    own = next(u for u in us if "PDA-row" in u["claims"])
+    assert "PDA-alg" not in own["claims"] and own["cost"] == 2.0
+    assert sum(len(u["claims"]) for u in us) == len({c for u in us for c in u["claims"]})

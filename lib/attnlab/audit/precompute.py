@@ -89,7 +89,7 @@ def page_calls(scale: str = "book", seed: int = 0) -> list[dict]:
                     continue
                 seen.add(key)
                 out.append(dict(page=path.stem, name=name, module=fn.__module__, qualname=fn.__qualname__,
-                                args=list(a), kwargs=k))
+                                args=list(a), kwargs=k, key=_key(name, a, k)))
     return out
 
 
@@ -100,19 +100,23 @@ def _key(name: str, args, kwargs) -> str:
 
 
 def units(scale: str = "book", seed: int = 0, profile: dict | None = None) -> list[dict]:
-    """The independent pieces of work, each ``dict(claims=[IDs], calls=[page calls], cost=seconds)``.
+    """The independent pieces of work, each ``dict(claims=[IDs], calls=[keys of page calls], cost=seconds)``.
 
     A claim and a page call (or two claims) that use the same experiment, as the profile records, are one unit;
-    the cost is the profiled wall time of the experiments the unit computes (a claim or call the profile does
+    the cost is the profiled CPU time of the experiments the unit computes (a claim or call the profile does
     not know costs the median)."""
     from .claims import CLAIMS  # noqa: PLC0415
 
     profile = profile or {}
     uses = {c["id"]: set(c.get("uses", [])) for c in profile.get("claims", [])}
-    cost = {e["key"]: e["wall_s"] for e in profile.get("experiments", [])}
+    # an experiment's own CPU time (without the memoized calls it makes) is what it costs a one-thread process;
+    # an experiment the profile names under another module (a module split since) is matched by its name
+    cost = {e["key"]: e.get("self_cpu_s", e.get("cpu_s", 0.0)) for e in profile.get("experiments", [])}
+    name = lambda k: k.split(":", 1)[1].split("#")[0]  # noqa: E731
+    by_name = {name(e["key"]): c for e, c in zip(profile.get("experiments", []), cost.values())}
     nodes = [dict(claims=[c.id], calls=[], uses=uses.get(c.id, set())) for c in CLAIMS if c.check]
     for call in page_calls(scale, seed):
-        nodes.append(dict(claims=[], calls=[call], uses={_key(call["name"], call["args"], call["kwargs"])}))
+        nodes.append(dict(claims=[], calls=[call["key"]], uses={call["key"]}))
     merged: list[dict] = []
     for node in nodes:  # union of the nodes that share an experiment
         overlapping = [u for u in merged if u["uses"] & node["uses"]]
@@ -124,7 +128,7 @@ def units(scale: str = "book", seed: int = 0, profile: dict | None = None) -> li
     known = sorted(cost.values())
     median = known[len(known) // 2] if known else 1.0
     for u in merged:
-        u["cost"] = sum(cost.get(k, 0.0) for k in u["uses"]) or median
+        u["cost"] = sum(cost.get(k, by_name.get(name(k), 0.0)) for k in u["uses"]) or median
         u["uses"] = sorted(u["uses"])
     return merged
 
@@ -140,18 +144,38 @@ def partition(items: list[dict], jobs: int) -> list[list[dict]]:
     return bins
 
 
-def run_units(todo: list[dict], scale: str, seed: int) -> None:
-    """Run the units in this process: evaluate their claims and make their page calls (results go to the cache)."""
+def run_units(todo: list[dict], scale: str, seed: int, record: Path | None = None) -> list[dict]:
+    """Run the units in this process: evaluate their claims and make their page calls (results go to the cache).
+
+    Returns (and with ``record`` writes to that JSON file) every experiment this process computed, with its wall
+    and CPU time (:func:`attnlab.audit.cache.observe`): each build's precompute step is also a profile."""
     import importlib  # noqa: PLC0415
 
+    from .cache import observe  # noqa: PLC0415
     from .claims import evaluate  # noqa: PLC0415
 
-    for u in todo:
-        for call in u["calls"]:
-            fn = getattr(importlib.import_module(call["module"]), call["qualname"])
-            fn(*call["args"], **call["kwargs"])
-        for cid in u["claims"]:
-            evaluate(cid, scale, seed=seed)
+    computed = []
+    calls = {c["key"]: c for c in page_calls(scale, seed)}  # the arguments as the pages build them (not via JSON)
+
+    def note(ev):
+        if not ev["hit"]:
+            computed.append(dict(key=f"{ev['name']}#{ev['key']}", experiment=ev["name"],
+                                 **{k: round(ev[k], 2) for k in ("wall_s", "cpu_s", "self_wall_s", "self_cpu_s")}))
+
+    stop = observe(note)
+    try:
+        for u in todo:
+            for key in u["calls"]:
+                call = calls[key]
+                fn = getattr(importlib.import_module(call["module"]), call["qualname"])
+                fn(*call["args"], **call["kwargs"])
+            for cid in u["claims"]:
+                evaluate(cid, scale, seed=seed)
+    finally:
+        stop()
+        if record is not None:
+            record.write_text(json.dumps(computed, indent=1))
+    return computed
 
 
 def main(argv=None) -> int:
@@ -166,7 +190,8 @@ def main(argv=None) -> int:
 
     scale = get_scale(args.scale)
     if args.worker:
-        run_units(json.loads(args.worker.read_text()), scale, args.seed)
+        run_units(json.loads(args.worker.read_text()), scale, args.seed,
+                  record=args.worker.with_name(args.worker.stem + "-profile.json"))
         return 0
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
@@ -186,8 +211,16 @@ def main(argv=None) -> int:
         print(f"precompute worker {i}: {sum(len(u['claims']) for u in b)} claims, "
               f"{sum(len(u['calls']) for u in b)} page calls, profiled {sum(u['cost'] for u in b):.0f} s", flush=True)
     codes = [p.wait() for p in procs]
-    print(f"precomputed {scale} verdicts and experiments in {time.perf_counter() - t0:.0f} s "
-          f"with {len(bins)} processes", flush=True)
+    done = []
+    for i in range(len(bins)):
+        f = work / f"worker-{i}-profile.json"
+        if f.exists():
+            done += [dict(e, worker=i) for e in json.loads(f.read_text())]
+    (work / "profile.json").write_text(json.dumps(sorted(done, key=lambda e: -e["self_cpu_s"]), indent=1))
+    print(f"precomputed {len(done)} {scale} experiments and their verdicts in {time.perf_counter() - t0:.0f} s "
+          f"with {len(bins)} processes ({sum(e['self_cpu_s'] for e in done):.0f} s CPU); slowest by CPU: "
+          + ", ".join(f"{e['experiment'].split('.')[-1]} {e['self_cpu_s']:.0f} s" for e in
+                      sorted(done, key=lambda e: -e["self_cpu_s"])[:5]), flush=True)
     return max(codes)
 
 
