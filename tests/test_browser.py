@@ -353,6 +353,21 @@ def test_report_screens(browser, capsys):
     assert all(r["height"] >= r["heightClosed"] > 0 for _, r in rows)
 
 
+def test_checks_fail_on_a_broken_page(browser, tmp_path):
+    """The registered checks still fail when a page is broken: a planted page with raw TeX, a programmer float, a
+    broken image, a broken link, a snake_case header and a table wider than the column."""
+    page = tmp_path / "broken.html"
+    page.write_text("""<html><body><main><article class="bd-article" style="width: 700px">
+      <p>Raw $x^2$ and \\frac{a}{b}, a float 3.2e+08.</p><img src="missing.png">
+      <a href="nowhere.html">a link</a>
+      <table><tr><th>snake_case_header</th></tr><tr><td style="white-space: nowrap">""" + "wide " * 400 + """
+      </td></tr></table></article></main></body></html>""")
+    r = page_report(browser, page, 1280)
+    for name in ("renders", "reads_at_1280px", "text_is_typeset_and_reads_as_numbers"):
+        with pytest.raises(AssertionError):
+            CHECKS[name].fn(r, page)
+
+
 def test_mathjax_is_served_locally():
     index = (HTML / "book" / "intro.html").read_text()
     assert "tex-svg-full.js" in index and "cdn" not in index.split("tex-svg-full.js")[0].rsplit("<script", 1)[-1]
