@@ -1,6 +1,7 @@
 """Profile every memoized experiment at one scale from an empty cache: data/benchmarks/experiment-profile.json.
 
     python scripts/profile_experiments.py [--scale book] [--out data/benchmarks/experiment-profile.json]
+    python scripts/profile_experiments.py --from-build _build/.attnlab-cache/precompute/profile.json --load 12.3
 
 One process, a fresh experiment cache, BLAS at its default threads. Every claim's check runs in registry order
 (through ``evaluate``), then every experiment a chapter calls directly (``attnlab.audit.precompute.page_calls``);
@@ -9,7 +10,8 @@ process, all threads), inclusive and without the memoized calls it makes itself,
 first needed it and every claim that uses it. The file records the date, the commit, the machine and its load
 average (``os.getloadavg()``) before and after: on a loaded machine the wall times are long and the CPU times
 are the comparable figure. The Reproducibility page shows the table; ``python -m attnlab.audit.precompute``
-balances its processes by these costs.
+balances its processes by these costs. ``--from-build`` writes the same file from what a cold build's precompute
+step recorded instead (two processes, BLAS on one thread each, every experiment computed once).
 """
 from __future__ import annotations
 
@@ -111,6 +113,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--ids", nargs="+", help="run these claims first, in this order (the others follow)")
     ap.add_argument("--pages-first", action="store_true", help="the chapters' own experiments before the claims")
+    ap.add_argument("--from-build", type=Path, help="a build's precompute/profile.json to convert instead of running")
+    ap.add_argument("--load", type=float, nargs=3, help="with --from-build: the load averages during that build")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
 
@@ -119,6 +123,7 @@ def main(argv=None) -> int:
                    machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale, seed=args.seed,
                    load_before=[round(x, 2) for x in load_before],
                    load_after=[round(x, 2) for x in os.getloadavg()], partial=partial,
+                   method="one process, BLAS at its default threads",
                    note="wall and CPU seconds of each memoized experiment computed from an empty cache, one process; "
                         "CPU counts all threads of the process; self_* exclude the memoized calls an experiment "
                         "makes; on a loaded machine compare CPU times", **result)
@@ -126,6 +131,29 @@ def main(argv=None) -> int:
         args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
         return out
 
+    if args.from_build:
+        rows = json.loads(args.from_build.read_text())
+        exps = [dict(key=e["key"], module=e["experiment"].split(":")[0].rsplit(".", 1)[-1],
+                     experiment=e["experiment"].split(":")[1], wall_s=e["wall_s"], cpu_s=e["cpu_s"],
+                     self_wall_s=e["self_wall_s"], self_cpu_s=e["self_cpu_s"],
+                     first_needed_by=(e.get("used_by") or [f"precompute process {e['worker'] + 1}"])[0],
+                     used_by=e.get("used_by", [])) for e in rows]
+        load = args.load or [round(x, 2) for x in os.getloadavg()]
+        out = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(args.from_build.stat().st_mtime)),
+                   commit=_commit(), machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale,
+                   seed=args.seed, load_before=load, load_after=load, partial=False,
+                   method="a cold build's precompute step: two processes at once, BLAS on one thread each",
+                   note="wall and CPU seconds of each memoized experiment computed from an empty cache; CPU counts "
+                        "all threads of the process; self_* exclude the memoized calls an experiment makes; on a "
+                        "loaded machine compare CPU times",
+                   claims=[dict(id=c, uses=sorted(e["key"] for e in rows if c in e.get("used_by", ())))
+                           for c in sorted({c for e in rows for c in e.get("used_by", ())})], page_calls=[],
+                   experiments=sorted(exps, key=lambda e: -e["self_cpu_s"]),
+                   total_wall_s=round(sum(e["self_wall_s"] for e in exps), 1),
+                   total_cpu_s=round(sum(e["self_cpu_s"] for e in exps), 1))
+        args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+        print(f"{len(exps)} experiments from {args.from_build}: {args.out}")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ATTNLAB_CACHE_DIR"] = str(Path(tmp) / "cache")  # from an empty cache
         out = save(profile(args.scale, args.seed, save, args.ids, args.pages_first))

@@ -154,12 +154,16 @@ def run_units(todo: list[dict], scale: str, seed: int, record: Path | None = Non
     from .cache import observe  # noqa: PLC0415
     from .claims import evaluate  # noqa: PLC0415
 
-    computed = []
+    computed, uses = [], {}
     calls = {c["key"]: c for c in page_calls(scale, seed)}  # the arguments as the pages build them (not via JSON)
+    who = [None]
 
     def note(ev):
+        key = f"{ev['name']}#{ev['key']}"
+        if who[0] is not None:
+            uses.setdefault(who[0], set()).add(key)
         if not ev["hit"]:
-            computed.append(dict(key=f"{ev['name']}#{ev['key']}", experiment=ev["name"],
+            computed.append(dict(key=key, experiment=ev["name"],
                                  **{k: round(ev[k], 2) for k in ("wall_s", "cpu_s", "self_wall_s", "self_cpu_s")}))
 
     stop = observe(note)
@@ -170,10 +174,14 @@ def run_units(todo: list[dict], scale: str, seed: int, record: Path | None = Non
                 fn = getattr(importlib.import_module(call["module"]), call["qualname"])
                 fn(*call["args"], **call["kwargs"])
             for cid in u["claims"]:
+                who[0] = cid
                 evaluate(cid, scale, seed=seed)
+                who[0] = None
     finally:
         stop()
-        if record is not None:
+        if record is not None:  # what was computed, and which experiments each claim read (for the merging)
+            for e in computed:
+                e["used_by"] = sorted(c for c, ks in uses.items() if e["key"] in ks)
             record.write_text(json.dumps(computed, indent=1))
     return computed
 
