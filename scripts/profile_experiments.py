@@ -115,6 +115,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pages-first", action="store_true", help="the chapters' own experiments before the claims")
     ap.add_argument("--from-build", type=Path, help="a build's precompute/profile.json to convert instead of running")
     ap.add_argument("--load", type=float, nargs=3, help="with --from-build: the load averages during that build")
+    ap.add_argument("--partial", action="store_true", help="with --from-build: the precompute step was stopped early")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
 
@@ -141,7 +142,7 @@ def main(argv=None) -> int:
         load = args.load or [round(x, 2) for x in os.getloadavg()]
         out = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(args.from_build.stat().st_mtime)),
                    commit=_commit(), machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale,
-                   seed=args.seed, load_before=load, load_after=load, partial=False,
+                   seed=args.seed, load_before=load, load_after=load, partial=args.partial,
                    method="a cold build's precompute step: two processes at once, BLAS on one thread each",
                    note="wall and CPU seconds of each memoized experiment computed from an empty cache; CPU counts "
                         "all threads of the process; self_* exclude the memoized calls an experiment makes; on a "
