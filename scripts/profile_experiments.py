@@ -115,6 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pages-first", action="store_true", help="the chapters' own experiments before the claims")
     ap.add_argument("--from-build", type=Path, help="a build's precompute/profile.json to convert instead of running")
     ap.add_argument("--load", type=float, nargs=3, help="with --from-build: the load averages during that build")
+    ap.add_argument("--commit", help="with --from-build: the commit that build ran")
+    ap.add_argument("--load-after", type=float, nargs=3, help="with --from-build: the load averages at its end")
     ap.add_argument("--partial", action="store_true", help="with --from-build: the precompute step was stopped early")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
@@ -133,16 +135,21 @@ def main(argv=None) -> int:
         return out
 
     if args.from_build:
-        rows = json.loads(args.from_build.read_text())
+        rows, seen = [], set()
+        for e in json.loads(args.from_build.read_text()):  # an experiment two processes both computed: once
+            if e["key"] not in seen:
+                seen.add(e["key"])
+                rows.append(e)
         exps = [dict(key=e["key"], module=e["experiment"].split(":")[0].rsplit(".", 1)[-1],
                      experiment=e["experiment"].split(":")[1], wall_s=e["wall_s"], cpu_s=e["cpu_s"],
                      self_wall_s=e["self_wall_s"], self_cpu_s=e["self_cpu_s"],
                      first_needed_by=(e.get("used_by") or [f"precompute process {e['worker'] + 1}"])[0],
                      used_by=e.get("used_by", [])) for e in rows]
         load = args.load or [round(x, 2) for x in os.getloadavg()]
+        load_after = args.load_after or load
         out = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(args.from_build.stat().st_mtime)),
-                   commit=_commit(), machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale,
-                   seed=args.seed, load_before=load, load_after=load, partial=args.partial,
+                   commit=args.commit or _commit(), machine=f"{cpu_model()}, {os.cpu_count()} cores",
+                   scale=args.scale, seed=args.seed, load_before=load, load_after=load_after, partial=args.partial,
                    method="a cold build's precompute step: two processes at once, BLAS on one thread each",
                    note="wall and CPU seconds of each memoized experiment computed from an empty cache; CPU counts "
                         "all threads of the process; self_* exclude the memoized calls an experiment makes; on a "

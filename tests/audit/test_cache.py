@@ -98,16 +98,18 @@ def test_precompute_finds_the_pages_calls():
 
 
 def test_precompute_merges_units_that_share_an_experiment():
-    """Two claims that read one experiment are one unit (never computed twice at once); costs come from the
-    profile, by key or, for an experiment since moved to another module, by name."""
+    """A chapter's claims and its page's calls are one unit; two units that the profile shows reading one experiment
+    are merged (never computed twice at once); costs are the profile's CPU times, by experiment name."""
     from attnlab.audit.precompute import units
 
-    profile = dict(claims=[dict(id="PDA-alg", uses=["m:shared#1"]), dict(id="PDA-jl", uses=["m:shared#1"]),
-                           dict(id="PDA-row", uses=["m:own#2"])],
-                   experiments=[dict(key="m:shared#1", self_cpu_s=5.0), dict(key="old:own#2", self_cpu_s=2.0)])
+    profile = dict(claims=[dict(id="PDA-lip", uses=["attnlab.audit.jl:shared#1"]),
+                           dict(id="PDA-alg", uses=["attnlab.audit.jl:shared#1"])],
+                   experiments=[dict(key="attnlab.audit.jl:shared#1", self_cpu_s=5.0),
+                                dict(key="attnlab.audit.rank_upper:timing_experiment#2", self_cpu_s=2.0)])
     us = units("smoke", 0, profile)
-    shared = [u for u in us if "PDA-alg" in u["claims"]]
-    assert len(shared) == 1 and "PDA-jl" in shared[0]["claims"] and shared[0]["cost"] == 5.0
-    own = next(u for u in us if "PDA-row" in u["claims"])
-    assert "PDA-alg" not in own["claims"] and own["cost"] == 2.0
+    jl = next(u for u in us if "PDA-alg" in u["claims"])
+    assert "PDA-jl" in jl["claims"] and "PDA-lip" in jl["claims"] and "PDA-chain" in jl["claims"]  # merged
+    rank = next(u for u in us if "AR-op" in u["claims"])
+    assert "AR-upper" not in rank["claims"] and rank["cost"] == 2.0
+    assert any(k.endswith("timing_experiment#" + k.split("#")[1]) for k in rank["calls"])
     assert sum(len(u["claims"]) for u in us) == len({c for u in us for c in u["claims"]})

@@ -4,8 +4,9 @@
 
 The work is cut into independent units: each claim's check (through :func:`attnlab.audit.claims.evaluate`,
 which stores the verdict and, through :func:`attnlab.audit.cache.memoize`, every experiment it runs) and each
-experiment a chapter calls directly (found in the chapters' code cells, :func:`page_calls`). Units that share an
-experiment are merged, so no experiment is computed twice; the merged units are dealt to ``--jobs`` processes
+experiment a chapter calls directly (found in the chapters' code cells, :func:`page_calls`), grouped by audit
+module; groups that share an experiment are merged, so no experiment is computed twice; they are dealt to
+``--jobs`` processes
 longest first (their cost read from the experiment profile, ``data/benchmarks/experiment-profile.json``, written
 by ``scripts/profile_experiments.py``), and each process runs BLAS on one thread. Results land in the disk
 cache (``$ATTNLAB_CACHE_DIR``), so a page that needs them reads them back instead of computing them. Nothing
@@ -102,23 +103,34 @@ def _key(name: str, args, kwargs) -> str:
 def units(scale: str = "book", seed: int = 0, profile: dict | None = None) -> list[dict]:
     """The independent pieces of work, each ``dict(claims=[IDs], calls=[keys of page calls], cost=seconds)``.
 
-    A claim and a page call (or two claims) that use the same experiment, as the profile records, are one unit;
-    the cost is the profiled CPU time of the experiments the unit computes (a claim or call the profile does
-    not know costs the median)."""
+    One unit per audit module: its claims (by their check's module) and the experiments the pages call from it,
+    since a chapter's claims and page share experiments; units that the profile shows reading a common experiment
+    (by name, e.g. the sphere-2 gap of chapters 7 and 8) are merged too, so no experiment is computed by two
+    processes. The cost is the profiled CPU time of the unit's experiments (by name: an experiment keeps its cost
+    across scales and presets; one the profile does not know costs the median)."""
     from .claims import CLAIMS  # noqa: PLC0415
 
     profile = profile or {}
-    uses = {c["id"]: set(c.get("uses", [])) for c in profile.get("claims", [])}
-    # an experiment's own CPU time (without the memoized calls it makes) is what it costs a one-thread process;
-    # an experiment the profile names under another module (a module split since) is matched by its name
-    cost = {e["key"]: e.get("self_cpu_s", e.get("cpu_s", 0.0)) for e in profile.get("experiments", [])}
-    name = lambda k: k.split(":", 1)[1].split("#")[0]  # noqa: E731
-    by_name = {name(e["key"]): c for e, c in zip(profile.get("experiments", []), cost.values())}
-    nodes = [dict(claims=[c.id], calls=[], uses=uses.get(c.id, set())) for c in CLAIMS if c.check]
+    name = lambda k: k.split("#")[0]  # noqa: E731  ("module:qualname#digest" -> "module:qualname")
+    short = lambda k: name(k).split(":", 1)[-1]  # noqa: E731  (the qualname: survives a module split)
+    uses = {c["id"]: {name(k) for k in c.get("uses", [])} for c in profile.get("claims", [])}
+    cost: dict[str, float] = {}
+    for e in profile.get("experiments", []):  # an experiment's own CPU time is what it costs a one-thread process
+        cost[name(e["key"])] = cost.get(name(e["key"]), 0.0) + e.get("self_cpu_s", e.get("cpu_s", 0.0))
+    by_short = {short(k): c for k, c in cost.items()}
+    owner = {}  # an experiment of the profile -> its module, so a unit is charged for its module's experiments
+    for e in profile.get("experiments", []):
+        owner.setdefault(name(e["key"]).split(":")[0].rsplit(".", 1)[-1], set()).add(name(e["key"]))
+    nodes = []
+    for c in CLAIMS:
+        if c.check:
+            module = c.check.split(":")[0].rsplit(".", 1)[-1]
+            nodes.append(dict(claims=[c.id], calls=[], uses=uses.get(c.id, set()) | {f"module {module}"}))
     for call in page_calls(scale, seed):
-        nodes.append(dict(claims=[], calls=[call["key"]], uses={call["key"]}))
+        module = call["module"].rsplit(".", 1)[-1]
+        nodes.append(dict(claims=[], calls=[call["key"]], uses={call["name"], f"module {module}"}))
     merged: list[dict] = []
-    for node in nodes:  # union of the nodes that share an experiment
+    for node in nodes:  # union of the nodes that share a module or an experiment
         overlapping = [u for u in merged if u["uses"] & node["uses"]]
         for u in overlapping:
             merged.remove(u)
@@ -128,7 +140,10 @@ def units(scale: str = "book", seed: int = 0, profile: dict | None = None) -> li
     known = sorted(cost.values())
     median = known[len(known) // 2] if known else 1.0
     for u in merged:
-        u["cost"] = sum(cost.get(k, by_name.get(name(k), 0.0)) for k in u["uses"]) or median
+        mods = {k.split(" ", 1)[1] for k in u["uses"] if k.startswith("module ")}
+        names = {k for k in u["uses"] if not k.startswith("module ")} | set().union(*(owner.get(m, set()) for m in mods))
+        u["cost"] = (sum(cost.get(k, by_short.get(short(k), 0.0)) for k in names)
+                     or median * max(1, len(u["claims"]) + len(u["calls"])))
         u["uses"] = sorted(u["uses"])
     return merged
 
