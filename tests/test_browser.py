@@ -84,7 +84,8 @@ function measure(mathjax) {
   for (let n = w0.nextNode(); n; n = w0.nextNode()) {
     const p = n.parentElement;
     if (p.closest('pre, code, script, style, mjx-container, .highlight')) continue;
-    if (/\$\$|\\\(|\\\[|\\(frac|mathbb|left|langle)\b/.test(n.textContent)) R.dollars.push(n.textContent.trim().slice(0, 80));
+    if (/\$\$|\\\(|\\\[|\\(frac|mathbb|left|langle)\b/.test(n.textContent))
+      R.dollars.push(n.textContent.trim().slice(0, 80));
   }
   R.imgs = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'));
   R.links = [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
@@ -146,7 +147,8 @@ function measure(mathjax) {
     if (!p || p.closest('pre, code, script, style, mjx-container, .highlight, .cell_input, .attnlab-cite')) continue;
     R.shown.push(n.textContent);
   }
-  R.headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim()).filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
+  R.headers = [...col.querySelectorAll('th')].map(t => t.textContent.trim())
+    .filter(t => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(t));
   R.nanCells = [...col.querySelectorAll('td')].filter(t => /^\s*(nan|NaN|None)\s*$/.test(t.textContent)).length;
   R.scrolls = [...col.querySelectorAll('.cell_output, .output')]
     .filter(o => o.scrollWidth > o.clientWidth + 1).map(o => o.textContent.trim().slice(0, 60));

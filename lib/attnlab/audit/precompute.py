@@ -141,7 +141,8 @@ def units(scale: str = "book", seed: int = 0, profile: dict | None = None) -> li
     median = known[len(known) // 2] if known else 1.0
     for u in merged:
         mods = {k.split(" ", 1)[1] for k in u["uses"] if k.startswith("module ")}
-        names = {k for k in u["uses"] if not k.startswith("module ")} | set().union(*(owner.get(m, set()) for m in mods))
+        names = ({k for k in u["uses"] if not k.startswith("module ")}
+                 | set().union(*(owner.get(m, set()) for m in mods)))
         u["cost"] = (sum(cost.get(k, by_short.get(short(k), 0.0)) for k in names)
                      or median * max(1, len(u["claims"]) + len(u["calls"])))
         u["uses"] = sorted(u["uses"])
