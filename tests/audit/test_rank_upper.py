@@ -1,9 +1,10 @@
-"""Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper)."""
+"""Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper, and rank_upper_law for its section
+on the upper law)."""
 import math
 
 import pytest
 
-from attnlab.audit import rank_lower, rank_upper
+from attnlab.audit import rank_lower, rank_upper, rank_upper_law
 from attnlab.audit.scale import SCALES
 
 
@@ -76,20 +77,20 @@ def test_r_svd_int_is_the_smallest_qualifying_r():
 def test_sphere_ball_experiment_certifies_and_fits(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
     p = dict(sb_n=96, sb_keys=64, sb_betas=[2.0, 4.0, 8.0, 16.0], eps=[0.5])
-    rows = rank_upper.sphere_ball_experiment(p, 0)
+    rows = rank_upper_law.sphere_ball_experiment(p, 0)
     assert [r["beta"] for r in rows] == p["sb_betas"] and all(r["family"] == "sphere d=3" for r in rows)
     for r in rows:  # both certificates hold on the same matrix, so lower <= upper
         assert r["upper_error"] <= r["eps"] + 1e-12 and r["lower_margin"] > 0 and r["lower"] <= r["upper"]
-    again = rank_upper.sphere_ball_experiment(p, 0)
+    again = rank_upper_law.sphere_ball_experiment(p, 0)
     assert [r["upper"] for r in again] == [r["upper"] for r in rows]
     gap = [dict(beta=b, eps=0.5, upper=u, lower=lo) for b, u, lo in [(1, 2, 1), (4, 4, 2), (16, 8, 4)]]
     up = dict(lattice=[dict(beta=b, eps=0.5, upper=u, lower=lo, n=1000, L=1000)
                        for b, u, lo in [(1, 2, 1), (10, 20, 10), (100, 200, 100)]])
-    fits = rank_upper.sphere_ball_fits(gap, up, 0.1, [dict(r, upper=u, lower=lo, n=1000, L=1000)
+    fits = rank_upper_law.sphere_ball_fits(gap, up, 0.1, [dict(r, upper=u, lower=lo, n=1000, L=1000)
                                                       for r, u, lo in zip(rows, [2, 4, 8, 16], [1, 2, 4, 8])])
     s3 = [f for f in fits if f["family"] == "sphere d=3"][0]
     assert s3["upper_slope"] == pytest.approx(1.0) and s3["lower_slope"] == pytest.approx(1.0) and s3["bracket"]
-    assert [f["family"] for f in rank_upper.sphere_ball_fits(gap, up, 0.1)] == ["sphere d=2", "ball d=2"]
+    assert [f["family"] for f in rank_upper_law.sphere_ball_fits(gap, up, 0.1)] == ["sphere d=2", "ball d=2"]
 
 
 def test_robust_experiment_certifies_through_the_residual(tmp_path, monkeypatch):
@@ -109,7 +110,7 @@ def test_robust_experiment_certifies_through_the_residual(tmp_path, monkeypatch)
 def test_upper_law_fits_drop_saturated_points_and_compare_with_r_half():
     rows = [dict(family="planted r=2", r=2, eps=0.5, n=1000, L=1000, beta=b, Gamma=b, upper=u)
             for b, u in [(1.0, 2), (10.0, 9), (100.0, 80), (1000.0, 600)]]
-    f = rank_upper.upper_law_fits(dict(planted=rows, lattice=[]), 0.1)[0]
+    f = rank_upper_law.upper_law_fits(dict(planted=rows, lattice=[]), 0.1)[0]
     assert f["points"] == 3 and f["beta_max"] == 100.0 and f["consistent"] and f["lower_slope"] is None
 
 
@@ -120,7 +121,7 @@ def test_implicit_fits_recover_known_slopes():
                ball=[dict(family="ball d=2", geometry="ball", d=2, r=2, beta=0.97 * b, beta_nominal=b, eps=0.5, Gamma=b,
                           upper=b ** 1.3, lower=b ** 1.2, upper_method="rows", upper_error=0.0, lower_mass=0.8,
                           n=b ** 1.3) for b in (1e2, 1e3, 1e4, 1e5)])
-    f = {x["family"]: x for x in rank_upper.implicit_fits(res, 0.1, 2)}
+    f = {x["family"]: x for x in rank_upper_law.implicit_fits(res, 0.1, 2)}
     s3, b2 = f["sphere d=3"], f["ball d=2"]
     assert s3["points"] == b2["points"] == 3 and s3["decades"] == b2["decades"] == 2
     assert s3["upper_slope"] == pytest.approx(1) and s3["lower_slope"] == pytest.approx(1)
@@ -240,20 +241,20 @@ def _upper(planted_slope=0.4):
     (dict(valid=False), 0.4, "unverifiable-here"),                 # an upper certificate outside ε
 ])
 def test_check_ar_upper_on_planted_evidence(imp, planted_slope, verdict):
-    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
+    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
     assert "pre-asymptotic" in v.summary           # the materialised lattice is reported with its reason
     assert v.numbers["proof_step"]["step_verdict"] == "corrected" and "judges the statement" in v.summary
 
 
 def test_pinsker_step_and_the_statement_are_judged_apart():
-    pin = rank_upper.pinsker_step()
+    pin = rank_upper_law.pinsker_step()
     assert pin["printed_factor"] == pytest.approx(2 ** 0.5) and pin["corrected_l1"] == "epsilon"
     assert pin["C_r_factor"] == "2**(r/2)" and pin["step_verdict"] == "corrected"
     fixed = dict(pin, printed_factor=1.0, step_verdict="verified")          # a planted proof without the slip
-    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit(), pinsker=fixed))
+    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit(), pinsker=fixed))
     assert v.verdict == "verified" and "proof step is verified" in v.summary
-    v = rank_upper.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit()))
+    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit()))
     assert v.verdict == "verified" and "proof step is corrected" in v.summary and "√2·ε" in v.summary
 
 
@@ -272,7 +273,7 @@ def test_pinsker_step_and_the_statement_are_judged_apart():
 def test_check_ar_sphere_ball_on_planted_evidence(imp, verdict):
     gap = [dict(beta=b, eps=0.5, greedy=int(b ** 0.5) + 2, svd=int(b ** 0.5) + 1, upper=int(b ** 0.5) + 1,
                 lower=int(b ** 0.5 / 2), upper_error=0.4) for b in (8.0, 32.0, 128.0)]
-    v = rank_upper.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
+    v = rank_upper_law.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
                                                            implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
     assert len(v.headline) < 160
@@ -322,3 +323,16 @@ def test_check_ar_svd_law_branch_cannot_refute(tmp_path, monkeypatch):
     assert v.verdict == "unverifiable-here" and "cannot refute an upper bound" in v.summary
     fixed = dict(bridge, rows=[dict(r, tau_width=0.0, tau_exact=0.0, error=0.0) for r in rows])  # r_SVD_int fixed
     assert rank_upper.check_ar_svd("smoke", data=dict(bridge=fixed, planted=law(1.0))).verdict == "refuted"
+
+
+def test_the_section_module_shares_the_chapter_presets_and_the_old_paths_still_resolve():
+    import warnings
+
+    assert rank_upper_law.PRESETS is rank_upper.PRESETS
+    assert set(rank_upper_law.RULES) == {"AR-upper", "AR-sphere-ball"} and set(rank_upper.RULES) == {"AR-nospeed"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert rank_upper.check_ar_upper is rank_upper_law.check_ar_upper
+    assert caught and caught[0].category is DeprecationWarning
+    with pytest.raises(AttributeError):
+        rank_upper.no_such_name  # noqa: B018

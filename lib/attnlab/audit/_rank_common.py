@@ -1,6 +1,7 @@
 """What chapters 07 (rank-upper) and 08 (rank-lower) share: the common preset entries and the sphere-2 gap experiment.
 
-Private to :mod:`attnlab.audit.rank_upper` and :mod:`attnlab.audit.rank_lower`, whose ``PRESETS`` include
+Private to :mod:`attnlab.audit.rank_upper` (and its section, :mod:`attnlab.audit.rank_upper_law`) and
+:mod:`attnlab.audit.rank_lower`, whose ``PRESETS`` include
 ``SHARED``; :func:`gap_experiment` is memoized on its own entries only, so both chapters read one computation.
 """
 from __future__ import annotations

@@ -193,9 +193,9 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_quotient"),
     Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K (Chebyshev radii), via a support body, a Bregman/KL "
           "identity, polytope approximation and Pinsker (with t = ε²/γ the gap gives ℓ1 ≤ √2·ε).",
-          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper:check_ar_upper"),
+          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper_law:check_ar_upper"),
     Claim("AR-sphere-ball", S004, "geometric laws", "Worst case on S^(d−1): rank ~ β^((d−1)/2); on B^d: β^(d/2).",
-          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper:check_ar_sphere_ball"),
+          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper_law:check_ar_sphere_ball"),
     Claim("AR-lower", S004, "lattice lower bound", "Lattice construction gives rank ≥ M ≍ β^(d/2).",
           "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_lower"),
     Claim("AR-synthetic", S004, "synthetic experiments",
