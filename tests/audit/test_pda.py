@@ -15,7 +15,8 @@ from attnlab.audit.verdict import VERDICTS  # noqa: E402
 TINY = dict(d=[16], L=[32, 64, 128], m=16, r=8, full_max=128, n_iter=2, sweep_L=64, sweep_m=[8, 16], sweep_r=[1, 4, 32],
             cost_L=[32, 64, 128], cost_repeats=1, time_L=[32, 64, 128], time_d=[8, 16], time_repeats=2,
             param_L=[512, 8192, 1_000_000], eta=0.01, delta=0.1, block=32, real_layers=[0], real_n=[64, 128, 256],
-            eps_L=64, eps_m=[8, 16, 32, 64, 128], fixm_m=[16, 32], fixm_L=[64, 128, 256], fixm_draws=2)
+            decoder_layers=[0], eps_L=64, eps_m=[8, 16, 32, 64, 128], fixm_m=[16, 32], fixm_L=[64, 128, 256],
+            fixm_draws=2)
 
 
 def _close(fig_data):
@@ -138,8 +139,12 @@ def test_headline_experiments_and_check():
     assert all(r["floor_V"] <= r["zeros_V"] + 1e-12 for r in real)  # the optimal truncation beats outputting 0
     planned = A.planned_experiment(TINY, 0)
     assert all(r["over_2eps"] <= r["ceiling"] + 1e-12 <= 0.5 + 1e-12 for r in planned)  # ℓ1 ≤ 2·tanh(ε/2)
-    v = A.check_pda_headline("smoke", data=dict(synthetic=rows, real=real, planned=planned))
+    dec = A.headline_decoder_experiment(TINY, 0)
+    assert len(dec) == 9 and {r["n"] for r in dec} == {256} and all(r["d"] == 64 for r in dec)
+    assert all(r["floor_V"] <= r["zeros_V"] + 1e-12 for r in dec)
+    v = A.check_pda_headline("smoke", data=dict(synthetic=rows, real=real, decoder=dec, planned=planned))
     assert v.claim == "PDA-headline" and v.verdict in VERDICTS and v.numbers["real"]["n"] == 12
+    assert v.numbers["decoder"]["n"] == 9 and "decoder heads" in v.summary
     t = A.check_pda_total("smoke", data=rows)
     assert t.verdict in VERDICTS and t.numbers["violations"] == 0
     _close(A.plot_headline(rows))
@@ -165,19 +170,26 @@ def _synth_rows(err):
                  eps=3.0) for L in (512, 1024) for sc in ("printed", "unbiased")]
 
 
+def _dec_rows(err, n=18):
+    return [dict(r, d=64) for r in _real_rows(err, n)]
+
+
 def test_headline_rule_reaches_every_verdict():
     good, bad = dict(planned=_planned()), dict(planned=_planned())
-    v = A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.005), real=_real_rows(0.005), **good))
-    assert v.verdict == "verified"
-    v = A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.05), real=_real_rows(0.12), **bad))
-    assert v.verdict == "refuted" and v.numbers["real"]["below"] == 0
+
+    def check(synth, real, dec, planned):
+        return A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(synth), real=real, decoder=dec, **planned))
+
+    assert check(0.005, _real_rows(0.005), _dec_rows(0.005), good).verdict == "verified"
+    v = check(0.05, _real_rows(0.12), _dec_rows(0.2), bad)
+    assert v.verdict == "refuted" and v.numbers["real"]["below"] == 0 and v.numbers["decoder"]["below"] == 0
     # below 1% on the Gaussian instances only: a qualified form
-    v = A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.005), real=_real_rows(0.12), **good))
-    assert v.verdict == "corrected"
-    # below 1% on 60% of the real heads (between half and 90%): corrected
+    assert check(0.005, _real_rows(0.12), _dec_rows(0.12), good).verdict == "corrected"
+    # below 1% on 60% of the encoder's heads (between half and 90%): corrected
     mixed = _real_rows(0.005, 15) + _real_rows(0.05, 10)
-    v = A.check_pda_headline("smoke", data=dict(synthetic=_synth_rows(0.05), real=mixed, **good))
-    assert v.verdict == "corrected"
+    assert check(0.05, mixed, _dec_rows(0.05), good).verdict == "corrected"
+    # the two models disagree (holds on the encoder, fails on the decoder): not verified
+    assert check(0.005, _real_rows(0.005), _dec_rows(0.05), good).verdict == "corrected"
 
 
 def test_planned_experiments_rules():
