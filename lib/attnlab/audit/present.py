@@ -20,6 +20,7 @@ import numbers
 import re
 from collections.abc import Mapping, Sequence
 
+from .evidence import script_html
 from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, sci
 
 __all__ = ["Html", "Table", "findings", "table", "parameters", "fmt_number"]
@@ -146,7 +147,7 @@ def findings(verdicts: Sequence[Verdict], *, titles: Mapping[str, str] | None = 
         rows.append(f'<tr data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
                     f'<td style="vertical-align: top"><a href="#verdict-{cid}"><strong>{html.escape(v.claim)}'
                     f'</strong></a></td><td style="vertical-align: top">{_badge(v.verdict)}</td>'
-                    f'<td style="vertical-align: top">{lead}{html.escape(v.headline)}</td></tr>')
+                    f'<td style="vertical-align: top">{lead}{script_html(v.headline)}</td></tr>')
     return Html(
         f'<div class="admonition attnlab-findings {_NO_TEX}">'
         f'<p class="admonition-title">{html.escape(title)} ({html.escape(tally)})</p>'
