@@ -5,6 +5,8 @@
 - **No orphaned punctuation.** Inline math and the punctuation right after it (``$x$).``) are kept on one line
   (a ``span.attnlab-nowrap``; the stylesheet gives it ``white-space: nowrap``), so that no line starts with ")",
   "." or ",".
+- **Glyphs every font has.** Emoji marks (myst-nb's execution table writes ✅ and ❌) become ✓ and ✗, which the
+  book's text fonts draw (an emoji shows as an empty box without an emoji font).
 - **MathJax wherever math is.** A page whose only math is in raw HTML (the verdicts page: the labels of its
   numbers tables, elements of class ``math`` written by :mod:`attnlab.audit.evidence`) loads MathJax as a page
   with math nodes does.
@@ -92,6 +94,19 @@ def _nowrap(app, doctree, docname):
         parent.insert(i, box)
 
 
+#: Emoji -> a text glyph of the same meaning.
+GLYPHS = {"\u2705": "\u2713", "\u274c": "\u2717", "\u2714\ufe0f": "\u2713", "\u2714": "\u2713", "\u26a0\ufe0f": "\u26a0"}
+
+
+def _glyphs(app, doctree, docname):
+    for node in list(doctree.findall(nodes.Text)):
+        text = str(node)
+        if any(e in text for e in GLYPHS):
+            for e, g in GLYPHS.items():
+                text = text.replace(e, g)
+            node.parent.replace(node, nodes.Text(text))
+
+
 def _math_in_raw_html(app, pagename, templatename, context, doctree):
     body = context.get("body", "")
     if 'class="math notranslate' in body:
@@ -102,5 +117,6 @@ def _math_in_raw_html(app, pagename, templatename, context, doctree):
 def setup(app):
     app.connect("doctree-resolved", _alt_text)
     app.connect("doctree-resolved", _nowrap)
+    app.connect("doctree-resolved", _glyphs)
     app.connect("html-page-context", _math_in_raw_html, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

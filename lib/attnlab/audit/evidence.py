@@ -61,7 +61,7 @@ LABELS = {
     "exact": "exact attention", "pda": "PDA", "impl": "PDA as implemented", "dense": "dense", "blocked": "blocked",
     "pda-stored": "PDA, stored", "pda-streamed": "PDA, streamed", "flops": "floating-point operations",
     "c_pda": "fitted constant $c_{\\rm PDA}$", "c_exact": "fitted constant $c_{\\rm exact}$", "model": "model",
-    "by_L": "by length $L$", "per_d": "by head dimension $d$", "rows": "rows", "expr": "expression",
+    "example_fd_h1e4": "finite-difference example, $h = 10^{-4}$", "by_L": "by length $L$", "per_d": "by head dimension $d$", "rows": "rows", "expr": "expression",
     # verdict words and rules (thresholds)
     "rule": "decision rule", "verified": "verified if", "loose": "loose if", "corrected": "corrected if",
     "refuted": "refuted if", "unverifiable-here": "unverifiable here if", "combine": "how the parts combine",
@@ -104,7 +104,7 @@ def label_of(key) -> str:
     """The label of a key: :data:`LABELS` if it has one, else words and symbols built from the key (underscores
     split it; a Greek name or a single letter is a symbol; ``x_y`` with short ``y`` is a subscript; ``max``,
     ``min``, ``lo``, ``hi`` … are words). A key that is not an identifier (``"d=64 L=512"``, ``"(256, 16, 0.5)"``)
-    is a value: ``=`` is spaced, nothing else changes.
+    is a value: ``=`` is spaced, nothing else changes. A programmer float in a key (``bytes_at_1e6``) reads 10⁶.
 
     Examples
     --------
@@ -112,6 +112,13 @@ def label_of(key) -> str:
     >>> label_of("c_pda"), label_of("beta_max"), label_of("sigma2_over_sigma1"), label_of("d=64 L=512")
     ('fitted constant $c_{\\\\rm PDA}$', 'largest $\\\\beta$', '$\\\\sigma_{2}$ / $\\\\sigma_{1}$', '$d = 64$, $L = 512$')
     """
+    from .verdict import readable  # noqa: PLC0415
+
+    return readable(_label_of(key))
+
+
+def _label_of(key) -> str:
+    # the rules of label_of, before programmer floats are rewritten
     key = str(key)
     if key in LABELS:
         return LABELS[key]
@@ -192,7 +199,11 @@ def tex_html(tex: str) -> str:
             i += len(m.group(0))
             if name in ("rm", "mathrm", "text", "operatorname", "mathbf", "left", "right", "big", "Big"):
                 continue
-            out.append(html.escape(_TEX_SYMBOLS.get(name, name)))
+            sym = _TEX_SYMBOLS.get(name, name)
+            out.append(f" {sym} " if sym in "≤≥×≈≪≫→±" and len(sym) == 1 else html.escape(sym))
+        elif c in "=<>+":
+            out.append(f" {html.escape(c)} ")
+            i += 1
         elif c in "{} ":
             i += 1
         elif c.isalpha() and c.isascii():
@@ -290,7 +301,9 @@ def _string(v: str, book: bool) -> str:
             return label_html(f"${tex}$", book)
         except Exception:  # noqa: BLE001 - not a formula after all: shown as text
             pass
-    return script_html(s.replace("**", "^"))
+    from .verdict import readable  # noqa: PLC0415
+
+    return script_html(readable(s.replace("**", "^")))
 
 
 def _is_scalar(v) -> bool:
