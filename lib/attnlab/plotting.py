@@ -26,12 +26,16 @@ from pathlib import Path
 import matplotlib as mpl
 import matplotlib.figure
 
-__all__ = ["OKABE_ITO", "SERIES_COLOURS", "CYCLE", "COLUMN_PX", "BODY_PX", "MIN_TEXT_RATIO", "min_fontsize",
+__all__ = ["OKABE_ITO", "YELLOW_ON_WHITE", "SERIES_COLOURS", "CYCLE", "COLUMN_PX", "BODY_PX", "MIN_TEXT_RATIO", "min_fontsize",
            "style", "figure", "savefig", "FigureFiles", "provenance"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black first (index 4, the yellow, is never used for a series on
 #: white: it is not in :data:`SERIES_COLOURS`).
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
+
+#: What a figure made by :func:`figure` draws in place of the yellow, wherever a call asks for it: a dark olive that
+#: reads on white (and stays distinct from the other colours).
+YELLOW_ON_WHITE = "#8F7F00"
 
 #: The colours of the series, in order: Okabe–Ito without the yellow, black last.
 SERIES_COLOURS = [c for c in OKABE_ITO[1:] + OKABE_ITO[:1] if c != "#F0E442"]
@@ -131,6 +135,37 @@ class _BookFigure(mpl.figure.Figure):
         return super().draw(renderer)
 
 
+def _no_yellow(fig) -> None:
+    """Lines, markers and collections drawn in the palette's yellow are drawn in :data:`YELLOW_ON_WHITE`."""
+    import numpy as np  # noqa: PLC0415
+    from matplotlib.collections import Collection  # noqa: PLC0415
+    from matplotlib.colors import to_hex, to_rgba_array  # noqa: PLC0415
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
+    yellow = OKABE_ITO[4].lower()
+
+    def is_yellow(c):
+        try:
+            return isinstance(c, str) and c.lower() == yellow or to_hex(c).lower() == yellow
+        except (ValueError, TypeError):
+            return False
+
+    for line in fig.findobj(Line2D):
+        if is_yellow(line.get_color()):
+            line.set_color(YELLOW_ON_WHITE)
+        if is_yellow(line.get_markerfacecolor()):
+            line.set_markerfacecolor(YELLOW_ON_WHITE)
+        if is_yellow(line.get_markeredgecolor()):
+            line.set_markeredgecolor(YELLOW_ON_WHITE)
+    target = to_rgba_array(yellow)[0, :3]
+    for coll in fig.findobj(Collection):
+        for get, put in ((coll.get_edgecolor, coll.set_edgecolor), (coll.get_facecolor, coll.set_facecolor)):
+            cols = np.array(get(), dtype=float)
+            if cols.ndim == 2 and len(cols) and np.any(hit := np.all(np.abs(cols[:, :3] - target) < 1e-3, axis=1)):
+                cols[hit, :3] = to_rgba_array(YELLOW_ON_WHITE)[0, :3]
+                put(cols)
+
+
 def _readable(fig) -> None:
     from matplotlib.lines import Line2D  # noqa: PLC0415
     from matplotlib.text import Text  # noqa: PLC0415
@@ -145,6 +180,7 @@ def _readable(fig) -> None:
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < floor:
             t.set_fontsize(floor)
+    _no_yellow(fig)
     for line in fig.findobj(Line2D):
         if (line.get_marker() not in (None, "None", "", " ") and line.get_linestyle() not in ("None", "", " ")
                 and line.get_markevery() is None and len(line.get_xdata(orig=False)) > DENSE_POINTS):
