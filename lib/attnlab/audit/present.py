@@ -34,16 +34,17 @@ _MATH = re.compile(r"\$([^$]+)\$")
 
 
 def _header_html(text: str, book: bool) -> str:
-    """A header for the HTML table: text escaped; ``$…$`` as inline math the book's MathJax typesets (an element of
+    """A header for the HTML table: text escaped (its ASCII scripts typeset, ``‖x‖_F`` as ‖x‖<sub>F</sub>:
+    :func:`attnlab.audit.evidence.script_html`); ``$…$`` as inline math the book's MathJax typesets (an element of
     class ``math`` holding ``\\(…\\)``), or, outside the book, as the TeX between dollars."""
     if not book:
-        return html.escape(text)
+        return script_html(text)
     out, pos = [], 0
     for m in _MATH.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
+        out.append(script_html(text[pos:m.start()]))
         out.append(f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1))}\\)</span>')
         pos = m.end()
-    out.append(html.escape(text[pos:]))
+    out.append(script_html(text[pos:]))
     return "".join(out)
 
 
@@ -237,7 +238,7 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
     )
     layout = ("table-layout: fixed; width: 100%; overflow-wrap: break-word" if wrap
               else "max-width: 100%; overflow-wrap: break-word")
-    cap = (f'<caption style="caption-side: top; text-align: left">{html.escape(caption)}</caption>'
+    cap = (f'<caption style="caption-side: top; text-align: left">{_header_html(caption, book)}</caption>'
            if caption else "")
     out = Table(f'<table class="attnlab-table" style="{layout}; font-size: 0.9em">{cap}'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
