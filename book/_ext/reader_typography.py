@@ -7,6 +7,8 @@
   "." or ",".
 - **Glyphs every font has.** Emoji marks (myst-nb's execution table writes ✅ and ❌) become ✓ and ✗, which the
   book's text fonts draw (an emoji shows as an empty box without an emoji font).
+- **ASCII scripts typeset.** ``L^1.98``, ``τ_W``, ``2^(r/2)`` in the text (a glued summary or rule) are set as
+  superscripts and subscripts, as :func:`attnlab.audit.evidence.script_html` sets them in the verdict boxes.
 - **MathJax wherever math is.** A page whose only math is in raw HTML (the verdicts page: the labels of its
   numbers tables, elements of class ``math`` written by :mod:`attnlab.audit.evidence`) loads MathJax as a page
   with math nodes does.
@@ -107,6 +109,45 @@ def _glyphs(app, doctree, docname):
             node.parent.replace(node, nodes.Text(text))
 
 
+_SKIP = (nodes.literal_block, nodes.literal, nodes.math, nodes.math_block, nodes.comment, nodes.doctest_block,
+         nodes.raw, nodes.subscript, nodes.superscript, nodes.reference, nodes.target, nodes.image)
+
+
+def _in_code(node) -> bool:
+    p = node.parent
+    while p is not None:
+        if isinstance(p, _SKIP) or "cell_input" in p.get("classes", []):
+            return True
+        p = p.parent
+    return False
+
+
+def _scripts(app, doctree, docname):
+    from attnlab.audit.evidence import _SCRIPT  # noqa: PLC0415
+
+    for node in list(doctree.findall(nodes.Text)):
+        text = str(node)
+        if not ("^" in text or "_" in text) or node.parent is None or _in_code(node):
+            continue
+        matches = list(_SCRIPT.finditer(text))
+        if not matches:
+            continue
+        parts, pos = [], 0
+        for m in matches:
+            arg = m.group("arg")
+            if arg[0] in "({" and arg[-1] in ")}":
+                arg = arg[1:-1]
+            parts.append(nodes.Text(text[pos:m.start()] + m.group("base")))
+            parts.append((nodes.superscript if m.group("op") == "^" else nodes.subscript)(arg, arg))
+            pos = m.end()
+        parts.append(nodes.Text(text[pos:]))
+        parent = node.parent
+        i = next(k for k, c in enumerate(parent.children) if c is node)  # by identity: Text compares by value
+        del parent[i]
+        for k, part in enumerate(p for p in parts if not (isinstance(p, nodes.Text) and not str(p))):
+            parent.insert(i + k, part)
+
+
 def _math_in_raw_html(app, pagename, templatename, context, doctree):
     body = context.get("body", "")
     if 'class="math notranslate' in body:
@@ -118,5 +159,6 @@ def setup(app):
     app.connect("doctree-resolved", _alt_text)
     app.connect("doctree-resolved", _nowrap)
     app.connect("doctree-resolved", _glyphs)
+    app.connect("doctree-resolved", _scripts)
     app.connect("html-page-context", _math_in_raw_html, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
