@@ -23,7 +23,8 @@ YELLOW = "#f0e442"
 #: and the SVG's width in points: shown px = size × (4/3) × shown width / (width in pt × 4/3).
 FIGURES = r"""
 const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
-const colWidth = col.getBoundingClientRect().width;
+const cs = getComputedStyle(col);  // the column's content box: what a figure can fill
+const colWidth = col.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
 const out = [];
 for (const img of col.querySelectorAll('figure img, div.cell_output img')) {
   if (!img.clientWidth) continue;
@@ -61,7 +62,7 @@ def test_figures_fill_the_column_and_read(browser, page):
     narrow = [(f["src"], f["shown"], round(f["col"])) for f in figs if f["shown"] < 0.9 * f["col"]]
     assert not narrow, f"figures narrower than 0.9 of the column: {narrow[:3]}"
     bad_alt = [(f["src"], f["alt"][:40]) for f in figs
-               if not f["alt"].strip() or re.search(r"[/\\]|\.(svg|png|pdf|jpe?g)$", f["alt"])]
+               if not f["alt"].strip() or re.fullmatch(r"\S*[/\\]\S*|\S+\.(svg|png|pdf|jpe?g)", f["alt"].strip())]
     assert not bad_alt, f"alt text missing or a file path: {bad_alt[:3]}"
     small = [(f["src"], round(f["minText"], 1)) for f in figs
              if f["minText"] is not None and f["minText"] < MIN_TEXT_RATIO * BODY_PX - 0.05]
@@ -84,7 +85,8 @@ for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const p = n.parentElement;
   if (!p || p.closest(skip)) continue;
   const t = n.textContent;
-  if (/\^\(|\^[A-Za-z0-9{]|(^|[^A-Za-z])[A-Za-zα-ωΑ-Ω‖)]_[A-Za-z0-9(]/.test(t)) ascii.push(t.trim().slice(0, 80));
+  const a = t.match(/\^\(|\^[A-Za-z0-9{]|(^|[^A-Za-z])[A-Za-zα-ωΑ-Ω‖)]_[A-Za-z0-9(]/);
+  if (a) ascii.push(t.slice(Math.max(0, a.index - 30), a.index + 30).trim());
   if (/[\u2705\u274c]/.test(t)) emoji.push(t.trim().slice(0, 40));
   // a text node right after inline math whose first character starts a new line
   const prev = n.previousSibling;
@@ -100,11 +102,16 @@ const bold = [...col.querySelectorAll('span.pasted-text')].filter(s => {
   const w = getComputedStyle(s).fontWeight;
   return (parseInt(w) >= 600 || w === 'bold') && !s.closest('strong, b, th, .admonition-title');
 }).map(s => s.textContent.trim().slice(0, 60));
-const numbers = [...col.querySelectorAll('table.attnlab-numbers')].map(t => {
+const numbers = [];
+for (const t of col.querySelectorAll('table.attnlab-numbers th')) {  // the labels: never a Python key
   const c = t.cloneNode(true);
-  c.querySelectorAll('mjx-container').forEach(e => e.remove());
-  return c.textContent;
-}).filter(t => /\{'|':|\[\{|_[a-z]/.test(t)).map(t => t.replace(/\s+/g, ' ').slice(0, 80));
+  c.querySelectorAll('mjx-container, span.math').forEach(e => e.remove());
+  if (/_|\{|\}/.test(c.textContent)) numbers.push(c.textContent.trim().slice(0, 60));
+}
+for (const t of col.querySelectorAll('table.attnlab-numbers')) {  // the values: never dict or list syntax
+  const m = t.textContent.match(/\{'|'\s*:|\[\{|\}\]/);
+  if (m) numbers.push(t.textContent.slice(Math.max(0, m.index - 30), m.index + 30));
+}
 return {ascii, orphans, emoji, bold, numbers};
 """
 
@@ -133,7 +140,7 @@ VERDICTS_PHONE = r"""
 const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
 const overlaps = [];
 for (const table of col.querySelectorAll('table')) {
-  const cells = [...table.querySelectorAll('thead th')].filter(c => c.offsetParent !== null);
+  const cells = [...table.querySelectorAll('thead th')].filter(c => c.offsetParent !== null && c.clientWidth > 0);
   for (let i = 0; i + 1 < cells.length; i++) {
     const a = cells[i].getBoundingClientRect(), b = cells[i + 1].getBoundingClientRect();
     if (a.right > b.left + 1 && a.bottom > b.top + 1 && b.bottom > a.top + 1) overlaps.push(cells[i].textContent.trim());
@@ -143,7 +150,7 @@ for (const table of col.querySelectorAll('table')) {
 // a header word broken across lines: the word's range spans two line boxes
 const broken = [];
 for (const th of col.querySelectorAll('th')) {
-  if (th.offsetParent === null) continue;
+  if (th.offsetParent === null || th.clientWidth === 0) continue;
   const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     for (const m of n.textContent.matchAll(/[A-Za-z]{3,}/g)) {

@@ -240,7 +240,7 @@ _OPERATORS = (("<=", "≤"), (">=", "≥"), ("!=", "≠"), ("<<", "≪"), (">>",
 #: A script: a one-symbol base (a letter not inside a word, a digit run, a closing bracket, ‖) then ^ or _ and its
 #: argument, bracketed or a run of letters, digits, dots and commas.
 _SCRIPT = re.compile(
-    r"(?P<base>(?<![^\W\d_])[^\W\d_](?:[′']|\u0303)?|\d+|[)\]‖|])"
+    r"(?P<base>(?<![A-Za-zÀ-ÖØ-öø-ÿα-ωΑ-Ωℓ])[A-Za-zÀ-ÖØ-öø-ÿα-ωΑ-Ωℓ](?:[′']|\u0303)?|\d+|[)\]‖|])"
     r"(?P<op>[\^_])"
     r"(?P<arg>\((?:[^()]|\([^()]*\))*\)|\{[^{}]*\}|[−\-]?(?:(?![²³¹⁰⁴⁵⁶⁷⁸⁹ᵀ])[^\W_]|∞)+(?:[.,](?:(?![²³¹⁰⁴⁵⁶⁷⁸⁹ᵀ])[^\W_])+)*)")
 

@@ -42,8 +42,11 @@ def _header_html(text: str, book: bool) -> str:
     out, pos = [], 0
     for m in _MATH.finditer(text):
         out.append(script_html(text[pos:m.start()]))
-        out.append(f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1))}\\)</span>')
-        pos = m.end()
+        # the formula and the punctuation after it on one line: no ")" or "," starts a line
+        punct = re.match(r"[.,;:)\]]*", text[m.end():]).group()
+        out.append(f'<span class="attnlab-nowrap"><span class="math notranslate nohighlight">'
+                   f'\\({html.escape(m.group(1))}\\)</span>{html.escape(punct)}</span>')
+        pos = m.end() + len(punct)
     out.append(script_html(text[pos:]))
     return "".join(out)
 
@@ -144,7 +147,7 @@ def findings(verdicts: Sequence[Verdict], *, titles: Mapping[str, str] | None = 
     for v in verdicts:
         cid = html.escape(v.claim, quote=True)
         name = titles.get(v.claim)
-        lead = f"<em>{html.escape(name)}.</em> " if name else ""
+        lead = f"<em>{script_html(name)}.</em> " if name else ""
         rows.append(f'<tr data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
                     f'<td style="vertical-align: top"><a href="#verdict-{cid}"><strong>{html.escape(v.claim)}'
                     f'</strong></a></td><td style="vertical-align: top">{_badge(v.verdict)}</td>'
@@ -280,7 +283,8 @@ def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,
     params : mapping
         Name -> value (a scale preset); lists are shown as comma-separated values.
     labels : mapping of name to words, optional
-        What each parameter is ("sizes L"); parameters without a label are shown by name.
+        What each parameter is ("sizes $L$": TeX between dollars is typeset); a parameter without a label is
+        named from its key (:func:`attnlab.audit.evidence.label_of`: words and symbols, never snake_case).
     summary : str
         The line shown while the box is closed; the scale is appended when ``params`` has one.
 
@@ -304,8 +308,13 @@ def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,
             return "; ".join(f"{k}: {value(x)}" for k, x in v.items())
         return fmt_number(v, 4)
 
-    rows = "".join(f"<tr><td>{html.escape(labels.get(k, str(k)))}</td><td>{html.escape(value(v))}</td></tr>"
-                   for k, v in params.items() if k != "scale")
+    from .edition import in_book  # noqa: PLC0415
+    from .evidence import label_html, label_of  # noqa: PLC0415
+
+    book = in_book()
+    # a parameter without a label is named from its key (words and symbols, never snake_case: evidence.label_of)
+    rows = "".join(f"<tr><td>{label_html(labels[k], book) if k in labels else label_html(label_of(k), book)}</td>"
+                   f"<td>{html.escape(value(v))}</td></tr>" for k, v in params.items() if k != "scale")
     scale = f" ({html.escape(str(params['scale']))} scale)" if "scale" in params else ""
     return Html(f'<details class="attnlab-parameters {_NO_TEX}"><summary>{html.escape(summary)}{scale}</summary>'
                 f'<table style="table-layout: fixed; width: 100%; overflow-wrap: anywhere; font-size: 0.9em">'
