@@ -222,16 +222,16 @@ _DOLLARS = re.compile(r"\$([^$]+)\$")
 
 def label_html(text: str, book: bool) -> str:
     """Words with TeX between dollars as HTML: the TeX as inline math for the book's MathJax, or (``book`` false)
-    as HTML (:func:`tex_html`); the words escaped."""
+    as HTML (:func:`tex_html`); the words escaped, their ASCII scripts typeset (a key "2^r" reads 2<sup>r</sup>)."""
     out, pos = [], 0
     for m in _DOLLARS.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
+        out.append(script_html(text[pos:m.start()]))
         if book:
             out.append(f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1))}\\)</span>')
         else:
             out.append(f'<span class="attnlab-tex">{tex_html(m.group(1))}</span>')
         pos = m.end()
-    out.append(html.escape(text[pos:]))
+    out.append(script_html(text[pos:]))
     return "".join(out)
 
 
