@@ -381,7 +381,8 @@ def _mapping(d: dict, book: bool, parent: str, depth: int) -> str:
         def sep(label):
             return ": " if "=" in label else " "
 
-        return "; ".join(f"{label_html(lab, book)}{sep(lab)}{_with_interval(v, iv, book, str(k), depth + 1)}"
+        # "\u2060" (word joiner): no line starts with the ";" after a typeset value
+        return "\u2060; ".join(f"{label_html(lab, book)}{sep(lab)}{_with_interval(v, iv, book, str(k), depth + 1)}"
                          for k, v, iv in triples for lab in [_child_label(parent, k)])
     rows = "".join(f"<tr><td>{label_html(_child_label(parent, k), book)}</td>"
                    f"<td>{_with_interval(v, iv, book, str(k), depth + 1)}</td></tr>" for k, v, iv in triples)
