@@ -140,7 +140,7 @@ VERDICTS_PHONE = r"""
 const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
 const overlaps = [];
 for (const table of col.querySelectorAll('table')) {
-  const cells = [...table.querySelectorAll('thead th')].filter(c => c.offsetParent !== null && c.clientWidth > 0);
+  const cells = [...table.querySelectorAll(':scope > thead > tr > th')]  // this table's own headers.filter(c => c.offsetParent !== null && c.clientWidth > 0);
   for (let i = 0; i + 1 < cells.length; i++) {
     const a = cells[i].getBoundingClientRect(), b = cells[i + 1].getBoundingClientRect();
     if (a.right > b.left + 1 && a.bottom > b.top + 1 && b.bottom > a.top + 1) overlaps.push(cells[i].textContent.trim());
