@@ -63,9 +63,9 @@ def test_edition_has_no_myst_and_no_book_macros(path):
 
 
 @pytest.mark.parametrize("source, expected", [
-    (r"$\eps$ and $\norm{x}_2$", r"$\epsilon$ and $\left\lVert x \right\rVert_2$"),
-    (r"$\ip{a}{\norm{b}}$", r"$\left\langle a, \left\lVert b \right\rVert \right\rangle$"),
-    (r"$\norm u^2$", r"$\left\lVert u \right\rVert^2$"),
+    (r"$\eps$ and $\norm{x}_2$", r"$\varepsilon$ and $\lVert x \rVert_2$"),
+    (r"$\ip{a}{\norm{b}}$", r"$\left\langle a, \lVert b \rVert \right\rangle$"),
+    (r"$\norm u^2$", r"$\lVert u \rVert^2$"),
     (r"$\R^d, \epsx$", r"$\mathbb{R}^d, \epsx$"),
     (r"$\rank A$", r"$\operatorname{rank} A$"),
 ])
@@ -84,7 +84,7 @@ def test_conversion_of_directives_and_roles():
     kinds = [k for k, _ in pieces]
     assert kinds == ["md", "figure"]
     assert pieces[1][1] == ("fig-x", fig, f"**{fig_number}** A caption {{glue:text}}`v:.2f`.")
-    assert f"[{name}](#{label})" in pieces[0][1] and "<details>" in pieces[0][1] and r"\epsilon" in pieces[0][1]
+    assert f"[{name}](#{label})" in pieces[0][1] and "<details>" in pieces[0][1] and r"\varepsilon" in pieces[0][1]
     key = next(iter(book.bib))
     assert re.fullmatch(r"\(.+, \d{4}[a-z]?\)", conv.role(make_colab.ROLE.search(f"{{cite}}`{key}`")))
     with pytest.raises(make_colab.ConversionError, match="directive"):

@@ -50,3 +50,39 @@ def test_savefig_shows_its_links_once_wherever_it_is_called_in_a_cell(tmp_path):
         assert len(links) == 1 and f"`{name}`" in links[0]["data"]["text/markdown"], cell.outputs
         assert "text/html" in links[0]["data"]
     assert nb.cells[1].outputs[-1]["data"]["text/plain"] == "2"
+
+
+def test_series_differ_by_colour_line_style_and_marker_without_yellow():
+    import numpy as np
+
+    from attnlab.plotting import CYCLE, OKABE_ITO
+
+    styles = list(CYCLE)
+    assert all(s["color"] != OKABE_ITO[4] for s in styles)
+    for key in ("color", "linestyle", "marker"):
+        assert len({str(s[key]) for s in styles}) == len(styles), key
+    fig, ax = figure()
+    a, = ax.plot(np.arange(100), np.arange(100), color="#000000")  # only a colour: style and marker from the cycle
+    b, = ax.plot(np.arange(5), np.arange(5))
+    fig.savefig(__import__("io").BytesIO(), format="svg")
+    assert a.get_linestyle() != b.get_linestyle() and a.get_marker() != b.get_marker()
+    assert a.get_markevery() is not None and b.get_markevery() is None  # a dense line: markers spread
+
+
+def test_text_reads_at_column_width_and_yellow_is_replaced():
+    import io
+
+    from attnlab.plotting import OKABE_ITO, YELLOW_ON_WHITE, min_fontsize
+
+    for ncols in (1, 2, 3):
+        fig, axes = figure(ncols=ncols, squeeze=False)
+        for ax in axes.ravel():
+            ax.plot([1, 2], [1, 2], color=OKABE_ITO[4], label="a")
+            ax.set_xlabel("x", fontsize=5)
+            ax.legend(fontsize=4)
+        out = io.StringIO()
+        fig.savefig(out, format="svg")
+        svg = out.getvalue()
+        sizes = [float(s) * 100 for s in re.findall(r"scale\(([\d.]+) -[\d.]+\)", svg)]
+        assert sizes and min(sizes) >= min_fontsize(fig.get_figwidth()) - 1e-3  # the SVG rounds to 6 digits
+        assert OKABE_ITO[4].lower() not in svg.lower() and YELLOW_ON_WHITE.lower() in svg.lower()

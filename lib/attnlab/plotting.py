@@ -1,7 +1,15 @@
 """The book's figure style and :func:`savefig` (PDF, PNG, CSV of the data, provenance JSON).
 
 Style: no titles (captions carry them), lowercase axis labels, line width 2,
-the colour-blind-safe Okabe–Ito palette, one-column paper size (3.4 × 2.5 in).
+the colour-blind-safe Okabe–Ito palette without its yellow (unreadable on white), one-column paper size
+(3.4 × 2.5 in per panel). Series differ by colour, line style and marker at once (:data:`CYCLE`), so that a figure
+survives grey print; a dense line carries a few markers, not one per point.
+
+The book shows every figure at the width of its text column (about 688 CSS px, with 16 px body text), whatever
+width it was drawn at. A figure drawn ``W`` inches wide is scaled by 688 / (96 W), so text of ``s`` points shows at
+``s · 4/3 · 688 / (96 W)`` px; :data:`MIN_TEXT_RATIO` of the body size needs ``s ≥ 1.34 W``. Figures made by
+:func:`figure` enforce it when they are drawn (:func:`min_fontsize`): any text below it, set by the style or by a
+call, is drawn at it.
 """
 from __future__ import annotations
 
@@ -16,11 +24,54 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib as mpl
+import matplotlib.figure
 
-__all__ = ["OKABE_ITO", "style", "figure", "savefig", "FigureFiles", "provenance"]
+__all__ = ["OKABE_ITO", "YELLOW_ON_WHITE", "SERIES_COLOURS", "CYCLE", "COLUMN_PX", "BODY_PX", "MIN_TEXT_RATIO",
+           "min_fontsize",
+           "style", "figure", "savefig", "FigureFiles", "provenance"]
 
-#: Okabe & Ito (2008) colour-blind-safe palette, black first.
+#: Okabe & Ito (2008) colour-blind-safe palette, black first (index 4, the yellow, is never used for a series on
+#: white: it is not in :data:`SERIES_COLOURS`).
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
+
+#: What a figure made by :func:`figure` draws in place of the yellow, wherever a call asks for it: a dark olive that
+#: reads on white (and stays distinct from the other colours).
+YELLOW_ON_WHITE = "#8F7F00"
+
+#: The colours of the series, in order: Okabe–Ito without the yellow, black last.
+SERIES_COLOURS = [c for c in OKABE_ITO[1:] + OKABE_ITO[:1] if c != "#F0E442"]
+
+#: Colour, line style and marker change together from one series to the next (7 distinct combinations); a call
+#: that gives only a colour still takes its line style and marker from the cycle (matplotlib fills in the keys a
+#: call leaves out).
+CYCLE = (mpl.cycler(color=SERIES_COLOURS)
+         + mpl.cycler(linestyle=["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)), (0, (1, 1))])
+         + mpl.cycler(marker=["o", "s", "^", "D", "v", "P", "X"]))
+
+#: The text column's width and the body text size of the book's pages, in CSS px (the theme's 16 px body text).
+COLUMN_PX = 688
+BODY_PX = 16
+#: The smallest text in a figure, shown at column width, as a fraction of the body text.
+MIN_TEXT_RATIO = 0.8
+#: A line with more points than this gets markers spread along it (``markevery``) instead of one per point.
+DENSE_POINTS = 24
+
+
+def min_fontsize(width_in: float, *, margin: float = 1.1) -> float:
+    """The smallest font size (points) that shows at :data:`MIN_TEXT_RATIO` of the body text when a figure
+    ``width_in`` inches wide is scaled to the text column; ``margin`` covers a saved width a little wider than the
+    figure's (``bbox_inches="tight"`` with a legend outside the axes).
+
+    Examples
+    --------
+    >>> from attnlab.plotting import min_fontsize
+    >>> round(min_fontsize(3.4), 2), round(min_fontsize(10.2), 2)
+    (5.01, 15.03)
+    """
+    if isinstance(width_in, bool) or not isinstance(width_in, (int, float)) or not width_in > 0:
+        raise ValueError(f"width_in must be a positive number of inches, got {width_in!r}")
+    px_per_pt = (4 / 3) * COLUMN_PX / (96 * width_in)
+    return MIN_TEXT_RATIO * BODY_PX / px_per_pt * margin
 
 RC = {
     "figure.figsize": (3.4, 2.5),
@@ -34,7 +85,7 @@ RC = {
     "ytick.labelsize": 7,
     "lines.linewidth": 2,
     "lines.markersize": 4,
-    "axes.prop_cycle": mpl.cycler(color=OKABE_ITO[1:] + OKABE_ITO[:1]),
+    "axes.prop_cycle": CYCLE,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
@@ -71,9 +122,70 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float = 3.4, height: float 
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     style()
-    fig, ax = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), **kw)
+    fig, ax = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), FigureClass=_BookFigure, **kw)
     plt.close(fig)
     return fig, ax
+
+
+class _BookFigure(mpl.figure.Figure):
+    """A figure that, whenever it is drawn (shown as SVG, saved), raises text below :func:`min_fontsize` of its
+    width to that size and spreads the markers of dense lines."""
+
+    def draw(self, renderer):
+        _readable(self)
+        return super().draw(renderer)
+
+
+def _no_yellow(fig) -> None:
+    """Lines, markers and collections drawn in the palette's yellow are drawn in :data:`YELLOW_ON_WHITE`."""
+    import numpy as np  # noqa: PLC0415
+    from matplotlib.collections import Collection  # noqa: PLC0415
+    from matplotlib.colors import to_hex, to_rgba_array  # noqa: PLC0415
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+
+    yellow = OKABE_ITO[4].lower()
+
+    def is_yellow(c):
+        try:
+            return isinstance(c, str) and c.lower() == yellow or to_hex(c).lower() == yellow
+        except (ValueError, TypeError):
+            return False
+
+    for line in fig.findobj(Line2D):
+        if is_yellow(line.get_color()):
+            line.set_color(YELLOW_ON_WHITE)
+        if is_yellow(line.get_markerfacecolor()):
+            line.set_markerfacecolor(YELLOW_ON_WHITE)
+        if is_yellow(line.get_markeredgecolor()):
+            line.set_markeredgecolor(YELLOW_ON_WHITE)
+    target = to_rgba_array(yellow)[0, :3]
+    for coll in fig.findobj(Collection):
+        for get, put in ((coll.get_edgecolor, coll.set_edgecolor), (coll.get_facecolor, coll.set_facecolor)):
+            cols = np.array(get(), dtype=float)
+            if cols.ndim == 2 and len(cols) and np.any(hit := np.all(np.abs(cols[:, :3] - target) < 1e-3, axis=1)):
+                cols[hit, :3] = to_rgba_array(YELLOW_ON_WHITE)[0, :3]
+                put(cols)
+
+
+def _readable(fig) -> None:
+    from matplotlib.lines import Line2D  # noqa: PLC0415
+    from matplotlib.text import Text  # noqa: PLC0415
+
+    floor = min_fontsize(fig.get_figwidth())
+    for ax in fig.axes:  # tick labels are made afresh as an axis draws: raise the size they are made at
+        for axis in (ax.xaxis, ax.yaxis):
+            for which in ("major", "minor"):
+                ticks = axis.get_major_ticks() if which == "major" else axis.get_minor_ticks()
+                if ticks and ticks[0].label1.get_fontsize() < floor:
+                    axis.set_tick_params(which=which, labelsize=floor)
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
+    _no_yellow(fig)
+    for line in fig.findobj(Line2D):
+        if (line.get_marker() not in (None, "None", "", " ") and line.get_linestyle() not in ("None", "", " ")
+                and line.get_markevery() is None and len(line.get_xdata(orig=False)) > DENSE_POINTS):
+            line.set_markevery(0.1)  # markers a tenth of the axes' diagonal apart, wherever the points are
 
 
 def provenance(params: dict | None = None) -> dict:
@@ -190,6 +302,7 @@ def savefig(fig, name: str, *, data: dict | None = None, params: dict | None = N
     out.mkdir(parents=True, exist_ok=True)
     paths = {k: out / f"{name}.{k}" for k in ("pdf", "png", "csv", "json")}
     with mpl.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
+        _readable(fig)  # also for a figure not made by figure()
         fig.savefig(paths["pdf"], metadata={"CreationDate": None, "Producer": "attnlab"})
         fig.savefig(paths["png"])
     cols = {k: list(_jsonable(v)) for k, v in (data or {}).items()}

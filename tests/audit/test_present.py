@@ -60,7 +60,9 @@ def test_table_rejects_bad_input(kw, err, match):
 def test_parameters_box_is_collapsed_and_labelled():
     out = parameters({"scale": "book", "ns": [128, 256], "eps": 0.5}, {"ns": "sizes L"})
     assert out.startswith('<details class="attnlab-parameters') and "<details open" not in out
-    assert "(book scale)" in out and "sizes L" in out and "128, 256" in out and ">eps<" in out
+    assert "(book scale)" in out and "sizes L" in out and "128, 256" in out
+    assert ">eps<" not in out and "tolerance" in out  # an unlabelled key is named in words (evidence.label_of)
+    assert "q_delta" not in parameters({"q_delta": [0.1]})
     with pytest.raises(TypeError, match="params"):
         parameters([1, 2])
 

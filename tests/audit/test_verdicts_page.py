@@ -71,7 +71,9 @@ def test_verdict_box_shows_the_summary_as_plain_text():
     v = Verdict("PDA-ey", "loose", UNDERSCORES, numbers=dict(x=0.1234567890123456), scale="book")
     box = v._repr_html_()
     assert 'id="verdict-PDA-ey"' in box and 'class="admonition note attnlab-verdict-loose"' in box
-    assert "‖A − A_r‖_F equals √(Σ_(k&gt;r) σ_k²) *not* $x$ &lt;b&gt;bold&lt;/b&gt; &amp; co" in box
+    # HTML-escaped, its ASCII scripts typeset (attnlab.audit.evidence.script_html), nothing read as Markdown
+    assert ("‖A − A<sub>r</sub>‖<sub>F</sub> equals √(Σ<sub>k&gt;r</sub> σ<sub>k</sub>²) *not* $x$ "
+            "&lt;b&gt;bold&lt;/b&gt; &amp; co") in box
     assert "<em>" not in box and "<b>" not in box
     assert "tex2jax_ignore" in box  # MathJax leaves the dollar signs alone
 
@@ -81,10 +83,10 @@ def test_numbers_are_readable():
                 lst=[0.333333333333, 2.0], nested={"a": {"b": 1.0000000001}, "c": [1 / 3]},
                 records=[dict(family="planted r=1", slope=0.44354), dict(family="sphere", slope=1.0512345)])
     out = numbers_html(nums, dict(tol=0.35))
-    for shown in ("0.1235", "6.49 × 10¹¹", "12", "yes", "–", "NaN", "[0.3333, 2]", "a: (b: 1), c: [0.3333]",
-                  "family: planted r=1, slope: 0.4435\nfamily: sphere, slope: 1.051", "threshold: tol", "0.35"):
+    for shown in ("0.1235", "6.49 × 10¹¹", "12", "yes", "–", "NaN", "0.3333, 2", "planted r=1", "0.4435", "1.051",
+                  "tolerance", "0.35", "stated before the run"):
         assert shown in out, shown
-    assert "0.1234567890" not in out and "{'" not in out and "'a'" not in out
+    assert "0.1234567890" not in out and "{'" not in out and "'a'" not in out and "threshold: tol" not in out
     assert 'table-layout: fixed; width: 100%' in out
 
 
@@ -147,7 +149,9 @@ def test_claims_table_one_row_per_claim_with_link_and_plain_summary():
         else:
             assert link is None and tds[3].get_text(strip=True) == "—"
     ey = soup.select_one('tr[data-claim="PDA-ey"] .attnlab-summary')
-    assert ey.get_text() == UNDERSCORES and ey.find() is None  # plain text, no element inside
+    # the text as it is (nothing read as Markdown or TeX), its ASCII scripts as <sub>/<sup> and nothing else
+    assert ey.get_text() == "‖A − Ar‖F equals √(Σk>r σk²) *not* $x$ <b>bold</b> & co"
+    assert {e.name for e in ey.find_all()} == {"sub"}
     assert len(soup.select("table.attnlab-claims")) == 5
     assert all("table-layout: fixed; width: 100%" in t["style"] for t in soup.select("table"))
 

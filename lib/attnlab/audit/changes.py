@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .claims import get_claim
+from .evidence import script_html
 from .verdict import VERDICTS, badge_html
 
 __all__ = ["Change", "RECORD", "load_changes", "latest_verdicts", "changes_html"]
@@ -108,7 +109,7 @@ def changes_html(changes: list[Change] | None = None, page: str = "book/changes"
     rows = "".join(
         f'<tr><td style="white-space: nowrap">{c.date:%-d %b %Y}</td>'
         f'<td><a href="{href}#claim-{html.escape(c.claim, quote=True)}">{html.escape(c.claim)}</a></td>'
-        f"<td>{word(c.old)}</td><td>{word(c.new)}</td><td>{html.escape(c.why)}</td></tr>"
+        f"<td>{word(c.old)}</td><td>{word(c.new)}</td><td>{script_html(c.why)}</td></tr>"
         for c in reversed(changes))
     return ('<table class="attnlab-table tex2jax_ignore mathjax_ignore" style="table-layout: fixed; width: 100%; '
             'overflow-wrap: break-word; font-size: 0.9em"><colgroup><col style="width: 14%"><col style="width: 15%">'

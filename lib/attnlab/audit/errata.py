@@ -14,6 +14,7 @@ import io
 from pathlib import Path
 
 from .claims import SEEDS, seed_name
+from .evidence import script_html
 from .verdict import badge_html
 from .verdicts_page import chapter_href
 
@@ -93,8 +94,8 @@ def errata_html(entries: list[dict], page: str = "book/conclusions") -> str:
         f'<td style="vertical-align: top"><a href="{html.escape(chapter_href(e["chapter"], e["claim"], page), quote=True)}">'
         f'<strong>{html.escape(e["claim"])}</strong></a><br><span style="font-size: 0.85em">'
         f'{html.escape(e["where"])}</span></td><td style="vertical-align: top">{badge_html(e["verdict"])}</td>'
-        f'<td style="vertical-align: top">{html.escape(e["printed"])}</td>'
-        f'<td style="vertical-align: top">{html.escape(e["found"])}</td></tr>'
+        f'<td style="vertical-align: top">{script_html(e["printed"])}</td>'
+        f'<td style="vertical-align: top">{script_html(e["found"])}</td></tr>'
         for e in entries)
     return ('<table class="attnlab-table attnlab-errata tex2jax_ignore mathjax_ignore" style="table-layout: fixed; '
             'width: 100%; overflow-wrap: break-word; font-size: 0.85em"><colgroup><col style="width: 17%">'

@@ -20,6 +20,7 @@ import numbers
 import re
 from collections.abc import Mapping, Sequence
 
+from .evidence import script_html
 from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, sci
 
 __all__ = ["Html", "Table", "findings", "table", "parameters", "fmt_number"]
@@ -33,16 +34,20 @@ _MATH = re.compile(r"\$([^$]+)\$")
 
 
 def _header_html(text: str, book: bool) -> str:
-    """A header for the HTML table: text escaped; ``$…$`` as inline math the book's MathJax typesets (an element of
+    """A header for the HTML table: text escaped (its ASCII scripts typeset, ``‖x‖_F`` as ‖x‖<sub>F</sub>:
+    :func:`attnlab.audit.evidence.script_html`); ``$…$`` as inline math the book's MathJax typesets (an element of
     class ``math`` holding ``\\(…\\)``), or, outside the book, as the TeX between dollars."""
     if not book:
-        return html.escape(text)
+        return script_html(text)
     out, pos = [], 0
     for m in _MATH.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
-        out.append(f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1))}\\)</span>')
-        pos = m.end()
-    out.append(html.escape(text[pos:]))
+        out.append(script_html(text[pos:m.start()]))
+        # the formula and the punctuation after it on one line: no ")" or "," starts a line
+        punct = re.match(r"[.,;:)\]]*", text[m.end():]).group()
+        out.append(f'<span class="attnlab-nowrap"><span class="math notranslate nohighlight">'
+                   f'\\({html.escape(m.group(1))}\\)</span>{html.escape(punct)}</span>')
+        pos = m.end() + len(punct)
+    out.append(script_html(text[pos:]))
     return "".join(out)
 
 
@@ -142,11 +147,11 @@ def findings(verdicts: Sequence[Verdict], *, titles: Mapping[str, str] | None = 
     for v in verdicts:
         cid = html.escape(v.claim, quote=True)
         name = titles.get(v.claim)
-        lead = f"<em>{html.escape(name)}.</em> " if name else ""
+        lead = f"<em>{script_html(name)}.</em> " if name else ""
         rows.append(f'<tr data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
                     f'<td style="vertical-align: top"><a href="#verdict-{cid}"><strong>{html.escape(v.claim)}'
                     f'</strong></a></td><td style="vertical-align: top">{_badge(v.verdict)}</td>'
-                    f'<td style="vertical-align: top">{lead}{html.escape(v.headline)}</td></tr>')
+                    f'<td style="vertical-align: top">{lead}{script_html(v.headline)}</td></tr>')
     return Html(
         f'<div class="admonition attnlab-findings {_NO_TEX}">'
         f'<p class="admonition-title">{html.escape(title)} ({html.escape(tally)})</p>'
@@ -236,7 +241,7 @@ def table(df, columns: Mapping[str, str] | None = None, *, formats: Mapping[str,
     )
     layout = ("table-layout: fixed; width: 100%; overflow-wrap: break-word" if wrap
               else "max-width: 100%; overflow-wrap: break-word")
-    cap = (f'<caption style="caption-side: top; text-align: left">{html.escape(caption)}</caption>'
+    cap = (f'<caption style="caption-side: top; text-align: left">{_header_html(caption, book)}</caption>'
            if caption else "")
     out = Table(f'<table class="attnlab-table" style="{layout}; font-size: 0.9em">{cap}'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
@@ -278,7 +283,8 @@ def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,
     params : mapping
         Name -> value (a scale preset); lists are shown as comma-separated values.
     labels : mapping of name to words, optional
-        What each parameter is ("sizes L"); parameters without a label are shown by name.
+        What each parameter is ("sizes $L$": TeX between dollars is typeset); a parameter without a label is
+        named from its key (:func:`attnlab.audit.evidence.label_of`: words and symbols, never snake_case).
     summary : str
         The line shown while the box is closed; the scale is appended when ``params`` has one.
 
@@ -302,8 +308,13 @@ def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,
             return "; ".join(f"{k}: {value(x)}" for k, x in v.items())
         return fmt_number(v, 4)
 
-    rows = "".join(f"<tr><td>{html.escape(labels.get(k, str(k)))}</td><td>{html.escape(value(v))}</td></tr>"
-                   for k, v in params.items() if k != "scale")
+    from .edition import in_book  # noqa: PLC0415
+    from .evidence import label_html, label_of  # noqa: PLC0415
+
+    book = in_book()
+    # a parameter without a label is named from its key (words and symbols, never snake_case: evidence.label_of)
+    rows = "".join(f"<tr><td>{label_html(labels[k], book) if k in labels else label_html(label_of(k), book)}</td>"
+                   f"<td>{html.escape(value(v))}</td></tr>" for k, v in params.items() if k != "scale")
     scale = f" ({html.escape(str(params['scale']))} scale)" if "scale" in params else ""
     return Html(f'<details class="attnlab-parameters {_NO_TEX}"><summary>{html.escape(summary)}{scale}</summary>'
                 f'<table style="table-layout: fixed; width: 100%; overflow-wrap: anywhere; font-size: 0.9em">'

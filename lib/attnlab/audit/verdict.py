@@ -224,25 +224,20 @@ def headline_of(summary: str, limit: int = 160) -> str:
 
 def summary_html(summary: str) -> str:
     """The summary as a paragraph of plain text: HTML-escaped, so that no underscore, asterisk or dollar sign is
-    read as Markdown or TeX (the ``tex2jax_ignore`` class keeps MathJax off it)."""
-    return (f'<p class="attnlab-summary tex2jax_ignore mathjax_ignore" style="overflow-wrap: anywhere">'
-            f"{html.escape(summary)}</p>")
+    read as Markdown or TeX (the ``tex2jax_ignore`` class keeps MathJax off it), with its ASCII scripts typeset
+    (``L^1.98`` as L<sup>1.98</sup>: :func:`attnlab.audit.evidence.script_html`)."""
+    from .evidence import script_html  # noqa: PLC0415
+
+    return f'<p class="attnlab-summary tex2jax_ignore mathjax_ignore">{script_html(summary)}</p>'
 
 
 def numbers_html(numbers: dict, thresholds: dict | None = None) -> str:
-    """The measured numbers and the thresholds as a two-column table that fits the text column.
+    """The measured numbers and the thresholds as a small table of named quantities that fits the text column
+    (:func:`attnlab.audit.evidence.numbers_table`): labels in words or symbols, numbers by the book's one rule
+    (3.2 × 10⁸, thousands separators), each threshold beside the value it bounds, nested values as sub-tables."""
+    from .evidence import numbers_table  # noqa: PLC0415
 
-    Floats are shown to 4 significant digits (3.2 × 10⁸, never 3.2e+08), integers with thousands separators, nested lists and dicts as plain text (``key: value``), never as
-    Python reprs, a list of records one record a line; everything is HTML-escaped.
-    """
-    entries = {**numbers, **{f"threshold: {k}": v for k, v in (thresholds or {}).items()}}
-    cell = 'style="overflow-wrap: anywhere; vertical-align: top; white-space: pre-line"'
-    rows = "".join(
-        f"<tr><td {cell}><code>{html.escape(str(k))}</code></td><td {cell}>{html.escape(_fmt_entry(v))}</td></tr>"
-        for k, v in entries.items()
-    )
-    return (f'<table class="tex2jax_ignore mathjax_ignore" style="table-layout: fixed; width: 100%">'
-            f'<colgroup><col style="width: 35%"><col></colgroup><tbody>{rows}</tbody></table>')
+    return numbers_table(numbers, thresholds)
 
 
 def _fmt_entry(v) -> str:

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 
 from .claims import SEEDS, seed_name
+from .evidence import script_html
 from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, numbers_html
 
 __all__ = ["VERDICT_ORDER", "verdict_counts", "chapter_href", "overview_html", "claims_html", "findings_html"]
@@ -83,8 +84,8 @@ def overview_html(rows) -> str:
     cols = [v for v in VERDICT_ORDER if v in VERDICTS] + [v for v in VERDICTS if v not in VERDICT_ORDER]
 
     def cells(counts):
-        return "".join(f'<td style="text-align: center{"; color: #9e9e9e" if not counts[v] else ""}">{counts[v]}</td>'
-                       for v in cols)
+        return "".join(f'<td data-verdict="{html.escape(v, quote=True)}" style="text-align: center'
+                       f'{"; color: #9e9e9e" if not counts[v] else ""}">{counts[v]}</td>' for v in cols)
 
     body = []
     for s in seeds:
@@ -130,11 +131,11 @@ def claims_html(rows, page: str = "book/verdicts") -> str:
             else:
                 link = "—"
             where = html.escape(f"{name}, {r.get('section', '')}")
-            details = (f"<details><summary>{html.escape(v.headline)}</summary>"
+            details = (f"<details><summary>{script_html(v.headline)}</summary>"
                        f'<p style="overflow-wrap: break-word"><em>The claim</em> ({where}): '
-                       f"{html.escape(r.get('statement', ''))}</p>"
+                       f"{script_html(r.get('statement', ''))}</p>"
                        f'<p style="overflow-wrap: break-word"><em>What the check found</em> ({html.escape(str(v.scale))} '
-                       f'scale):</p><p class="attnlab-summary" style="overflow-wrap: break-word">{html.escape(v.summary)}</p>'
+                       f'scale):</p><p class="attnlab-summary" style="overflow-wrap: break-word">{script_html(v.summary)}</p>'
                        + (numbers_html(v.numbers, v.thresholds) if (v.numbers or v.thresholds) else "")
                        + "</details>")
             body.append(f'<tr id="claim-{cid}" data-claim="{cid}" data-verdict="{html.escape(v.verdict, quote=True)}">'
