@@ -3,4 +3,4 @@
 # ATTNLAB_TEST_WORKERS=0 runs it in one process), installing what they need into .venv. Extra arguments go to pytest.
 source "$(dirname "$0")/_venv.sh"
 ruff check .
-exec python -m pytest -q -n "${ATTNLAB_TEST_WORKERS:-auto}" "$@"
+exec python -m pytest -q -n "${ATTNLAB_TEST_WORKERS:-auto}" --dist worksteal "$@"

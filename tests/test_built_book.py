@@ -77,9 +77,10 @@ def test_every_claim_has_a_row_and_a_link_to_its_verdict_box():
 
 
 def test_summaries_are_plain_text():
-    """Summaries are the text the checks wrote: no element inside (an underscore never becomes <em>), and the
-    underscores are there as characters (‖·‖_F, A_r, σ_k in several summaries)."""
+    """Summaries are the text the checks wrote, with their scripts typeset (``‖·‖_F`` → ‖·‖<sub>F</sub>,
+    ``L^1.98`` → L<sup>1.98</sup>: attnlab.audit.evidence.script_html) and no other element inside (an underscore
+    never becomes <em>); several summaries carry such subscripts."""
     summaries = _soup().select(".attnlab-summary")
     assert len(summaries) == len(CLAIMS)
-    assert not [s.get_text()[:60] for s in summaries if s.find() is not None]
-    assert sum("_" in s.get_text() for s in summaries) >= 3
+    assert not [s.get_text()[:60] for s in summaries if s.find(lambda t: t.name not in ("sub", "sup")) is not None]
+    assert sum(s.find("sub") is not None for s in summaries) >= 3

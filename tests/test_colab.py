@@ -163,6 +163,12 @@ def _make_reader_env(base: Path) -> dict:
     for k in ("PYTHONPATH", "VIRTUAL_ENV", "ATTNLAB_EDITION", "ATTNLAB_FIGURE_DIR", "MPLBACKEND", "ATTNLAB_CACHE_DIR",
               "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         env.pop(k, None)
+    # The editions' first cell (the same code in every edition: test_bootstrap_cells_match_config) clones the repository
+    # and installs attnlab from it, as in a fresh Colab runtime. It runs here once, in the reader's environment; the
+    # editions then run in that environment, where the cell finds attnlab installed and only enters the clone.
+    cell = nbformat.read(EDITIONS[0], 4).cells[0].source
+    subprocess.run([str(py), "-c", cell], env=env, check=True, timeout=900, cwd=base)
+    env.pop("ATTNLAB_BOOTSTRAP_FORCE")
     (base / "driver.py").write_text(DRIVER)
     (base / "run").mkdir()
     return dict(py=str(py), env=env, base=str(base), run=str(base / "run"), clone=str(clone))

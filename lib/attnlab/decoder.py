@@ -58,7 +58,7 @@ class LlamaConfig:
     vocab : int ≥ 1
         Vocabulary size.
     rope_base : float > 0
-        The base θ of the rotary frequencies θ^(−2i/d_h).
+        The base θ of the rotary frequencies :math:`\theta^{-2i/d_h}`.
     rms_eps : float > 0
         The RMSNorm ε.
 

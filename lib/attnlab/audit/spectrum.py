@@ -127,7 +127,7 @@ RULES = {
         "k₉₀ > L/8, verified if none has, corrected otherwise (the span is low only where the rows share a few keys)."),
     "LR-mercer": (
         "Decided on the Mercer eigenvalues themselves: for x ~ N(0, I_d) the integral operator of exp(x.y/sqrt d) has "
-        "the eigenvalue (1 - rho)^d T^d rho^p with multiplicity C(p+d-1, d-1) on the polynomials of degree p "
+        "the eigenvalue (1 − ρ)ᵈ Tᵈ ρᵖ with multiplicity C(p + d − 1, d − 1) on the polynomials of degree p "
         "(Mehler), so N90(d), the number of eigenvalues holding 90% of the trace, is exact (infinite for d <= 4, "
         "where the trace diverges). A width decays fast enough for low rank if N90(d) <= 1024/8 = 128 (the "
         "tutorial's length, l. 62, and the L/8 threshold of LR-sparse). verified if every width of mercer_widths "
@@ -137,7 +137,7 @@ RULES = {
     "LR-kdk": (
         "At fixed d_k (kdk_d), on bounded inputs (queries and keys uniform on a sphere, logits at most g*sqrt(d_k) "
         "at every L; g in kdk_g, g = 1 the norm of unit-variance entries) and L in kdk_n: rank A, and the eps-rank "
-        "(row-l1 error <= kdk_eps) bracketed by the lower and the upper (svd) certificates. (i) 'because rank(QK^T) "
+        "(row-l1 error <= kdk_eps) bracketed by the lower and the upper (svd) certificates. (i) 'because rank(QKᵀ) "
         "<= d_k' fails where rank A > d_k; (ii) 'only on d_k' fails where a lower certificate exceeds d_k, or at one "
         "d_k and L the lower certificate at one scale exceeds the upper certificate at another; (iii) 'not on n' "
         "holds if at g = 1 the upper certificate at the largest L is at most its value at L/4 for every d_k (an "
