@@ -10,7 +10,12 @@ embeddings (RoPE), RMSNorm and a SwiGLU feed-forward block, with 4-bit (Q4_1) ma
 g(h) = ⌊h·H_kv/H⌋,
 
 .. math::
-    Q = R_\theta(\bar X W_Q^{(h)\top}),\quad K = R_\theta(\bar X W_K^{(g)\top}),\quad V = \bar X W_V^{(g)\top},\quad
+    Q = R_\theta(\bar X W_Q^{(h)\top})
+
+    K = R_\theta(\bar X W_K^{(g)\top})
+
+    V = \bar X W_V^{(g)\top}
+
     P = \operatorname{softmax}\!\big(QK^\top/\sqrt{d_h} + M\big),
 
 where :math:`\bar X` is the RMS-normalised residual stream, :math:`R_\theta` the rotation of RoPE (base θ) at each

@@ -7,7 +7,12 @@ width 32). :func:`load_bert` reads such weights (with ``safetensors``' NumPy API
 encoder: per layer :math:`\ell` and head h,
 
 .. math::
-    Q = XW_Q^{(h)\top} + b_Q^{(h)},\quad K = XW_K^{(h)\top} + b_K^{(h)},\quad V = XW_V^{(h)\top} + b_V^{(h)},\quad
+    Q = XW_Q^{(h)\top} + b_Q^{(h)}
+
+    K = XW_K^{(h)\top} + b_K^{(h)}
+
+    V = XW_V^{(h)\top} + b_V^{(h)}
+
     P = \operatorname{softmax}\!\big(QK^\top/\sqrt{d_h}\big),
 
 then the output projection, residual and LayerNorm, the GELU (erf) feed-forward block, residual and LayerNorm, as

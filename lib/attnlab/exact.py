@@ -607,8 +607,10 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     :math:`N` are updated as
 
     .. math::
-        m' = \max(m, \max_j S_{:j}),\quad
-        \ell' = e^{m - m'}\ell + \sum_j e^{S_{:j} - m'},\quad
+        m' = \max(m, \max_j S_{:j})
+
+        \ell' = e^{m - m'}\ell + \sum_j e^{S_{:j} - m'}
+
         N' = e^{m - m'} N + e^{S - m'} V_c ,
 
     and the block's output is :math:`N/\ell`. Exponents stay bounded, and

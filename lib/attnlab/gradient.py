@@ -3,7 +3,11 @@ r"""The gradient of one attention unit, and how to get it from d + 2 attention c
 Seed 003 (Gupta, Huang, Saha, Xu, Ye 2025, §4, Thm 4.3) studies the loss
 
 .. math::
-    \mathcal L(X) = \tfrac12\,\|F H - E\|_F^2,\qquad F = \mathrm{rowsoftmax}(A_1 X A_2^\top),\quad H = A_3 Y,
+    \mathcal L(X) = \tfrac12\,\|F H - E\|_F^2
+
+    F = \mathrm{rowsoftmax}(A_1 X A_2^\top)
+
+    H = A_3 Y,
 
 with :math:`A_1, A_2, A_3, E\in\mathbb R^{n\times d}` and :math:`X, Y\in\mathbb R^{d\times d}` (logits are
 not scaled: inverse temperature 1). With :math:`C = FH - E`, :math:`G = CH^\top` and :math:`r = (F\circ G)\mathbf 1`,
@@ -15,7 +19,10 @@ The printed form replaces :math:`\mathrm{diag}(r)F` by :math:`F\,\mathrm{diag}((
 Writing :math:`T_p = F\,\mathrm{diag}(H_{:,p})\,A_2` (``p = 1..d``), :math:`Z = FH`, :math:`U = FA_2`,
 
 .. math::
-    (F\circ G)A_2 = \sum_p \mathrm{diag}(C_{:,p})\,T_p,\qquad r = (C\circ Z)\mathbf 1,\qquad
+    (F\circ G)A_2 = \sum_p \mathrm{diag}(C_{:,p})\,T_p
+
+    r = (C\circ Z)\mathbf 1
+
     \nabla_X\mathcal L = A_1^\top\Big(\sum_p \mathrm{diag}(C_{:,p})T_p - \mathrm{diag}(r)\,U\Big),
 
 so :math:`Z, U, T_1, \dots, T_d` are :math:`d + 2` attention outputs with the same :math:`Q = A_1X`,

@@ -111,7 +111,8 @@ def jl_bound_chernoff(m, eps):
 
     .. math::
         2\Big[e^{-\frac m2(\epsilon - \log(1+\epsilon))} + e^{-\frac m2(-\epsilon - \log(1-\epsilon))}\Big]
-        \;\le\; 4 e^{-m(\epsilon^2/4 - \epsilon^3/6)} \;\le\; 4e^{-m\epsilon^2/8}\quad (0<\epsilon\le 3/4).
+        &\le 4 e^{-m(\epsilon^2/4 - \epsilon^3/6)} \\
+        &\le 4e^{-m\epsilon^2/8}\quad (0<\epsilon\le 3/4).
 
     For :math:`\epsilon \ge 1` the lower tail of :math:`\chi^2_m/m` is empty and its term is 0.
 

@@ -3,8 +3,9 @@ r"""Random features and sequence projections: Performer's FAVOR+ and Linformer.
 FAVOR+ approximates the softmax kernel :math:`\exp(q^\top k)` by positive random features
 
 .. math::
-    \phi(x) = \frac{e^{-\|x\|^2/2}}{\sqrt m}\,\big(e^{\omega_1^\top x}, \dots, e^{\omega_m^\top x}\big),
-    \qquad \mathbb E\,[\phi(q)^\top\phi(k)] = e^{q^\top k}\ \text{ for } \omega_i \sim \mathcal N(0, I_d),
+    \phi(x) = \frac{e^{-\|x\|^2/2}}{\sqrt m}\,\big(e^{\omega_1^\top x}, \dots, e^{\omega_m^\top x}\big)
+
+    \mathbb E\,[\phi(q)^\top\phi(k)] = e^{q^\top k}\ \text{ for } \omega_i \sim \mathcal N(0, I_d),
 
 and attention by :math:`\tilde O = \mathrm{diag}(\phi(Q')\phi(K')^\top 1)^{-1}\,\phi(Q')\,(\phi(K')^\top V)` with
 :math:`Q' = \sqrt\beta\,Q`, :math:`K' = \sqrt\beta\,K` (:math:`\beta = 1/\sqrt d` gives the :math:`d^{-1/4}` scaling of
@@ -179,8 +180,9 @@ def favor_kernel_variance(q, k, m):
     r"""Variance of the iid FAVOR+ estimate :math:`\phi(q)^\top\phi(k)` of :math:`e^{q^\top k}` with ``m`` features.
 
     .. math::
-        \mathrm{Var} = \frac{e^{2q^\top k}\,\big(e^{\|q+k\|^2} - 1\big)}{m},
-        \qquad \frac{\mathrm{sd}}{e^{q^\top k}} = \sqrt{\frac{e^{\|q+k\|^2}-1}{m}},
+        \mathrm{Var} = \frac{e^{2q^\top k}\,\big(e^{\|q+k\|^2} - 1\big)}{m}
+
+        \frac{\mathrm{sd}}{e^{q^\top k}} = \sqrt{\frac{e^{\|q+k\|^2}-1}{m}},
 
     from :math:`\mathbb E[e^{2\omega^\top(q+k)}] = e^{2\|q+k\|^2}` (derived in the book's chapter 10).
 
@@ -247,7 +249,8 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
     r"""FAVOR+ attention at fixed features ``omega`` (the estimator of :func:`performer_attention`).
 
     .. math::
-        \tilde O_i = \frac{\sum_j \kappa_{ij} v_j}{\sum_j \kappa_{ij}},\qquad
+        \tilde O_i = \frac{\sum_j \kappa_{ij} v_j}{\sum_j \kappa_{ij}}
+
         \kappa_{ij} = \phi(\sqrt\beta q_i)^\top\phi(\sqrt\beta k_j),
 
     the sums over :math:`j \le i` when ``causal``. Computed as :math:`\phi(Q')[\phi(K')^\top V]`: O(n·m·d) time,
@@ -460,7 +463,8 @@ def linformer_attention(Q, K, V, m, *, rng=None, beta=None):
     r"""Linformer attention with random Gaussian projections of the keys and values along the sequence.
 
     .. math::
-        \tilde O = \mathrm{rowsoftmax}\big(\beta\,Q(EK)^\top\big)\,(FV),\qquad
+        \tilde O = \mathrm{rowsoftmax}\big(\beta\,Q(EK)^\top\big)\,(FV)
+
         E, F \in \mathbb R^{m\times n},\ E_{rj}, F_{rj} \sim \mathcal N(0, 1/m)\ \text{independent},
 
     in O(n·m·d) time and O(n·m) memory (the softmax shifted by its row maximum: any temperature is safe).

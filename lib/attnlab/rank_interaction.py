@@ -216,8 +216,9 @@ def bregman_gap(Kx, log_pi, beta, x, y):
     :math:`h(x)=\beta^{-1}\log\sum_j\pi_je^{\beta\langle x,k_j\rangle}`.
 
     .. math::
-        h(x)-\langle x,c_y\rangle = \mathrm{KL}(p_y\|p_x)/\beta + h(y)-\langle y,c_y\rangle,
-        \qquad c_y=\nabla h(y)=\mathbb E_{p_y}k,
+        h(x)-\langle x,c_y\rangle = \mathrm{KL}(p_y\|p_x)/\beta + h(y)-\langle y,c_y\rangle
+
+        c_y=\nabla h(y)=\mathbb E_{p_y}k,
 
     where :math:`h(y)-\langle y,c_y\rangle = \beta^{-1}(H(p_y)+\mathbb E_{p_y}\log\pi)` is non-negative when
     π ≥ 1 (for instance integer multiplicities; any real weights ≥ 1 will do).

@@ -217,7 +217,12 @@ def log_target(A, eps1, eps2, *, nnz=None, gamma=None, causal=False):
     .. math::
 
         B_{ij} = \log\frac{A_{ij}}{\min_{j' \in S_i} A_{ij'}} + \log\frac{1+\varepsilon_1}{\varepsilon_2}
-        \quad (j \in S_i), \qquad B_{ij} = 0 \quad (j \notin S_i).
+
+        (j \in S_i)
+
+        B_{ij} = 0
+
+        (j \notin S_i).
 
     Off the support the entries are 0, so row :math:`i` of :math:`B` has :math:`|S_i| \le k` nonzeros and norm at most
     :math:`\sqrt k\,(c + \log\gamma)`, :math:`c = \log((1+\varepsilon_1)/\varepsilon_2)`. The offset :math:`c` splits
