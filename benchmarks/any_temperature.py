@@ -141,8 +141,6 @@ def main(argv=None):
                                eps=eps_list, B=B_list)),
                cpu=cpu_model(), cores=len(os.sched_getaffinity(0)), date=time.strftime("%Y-%m-%d"),
                loadavg_start=start_load, loadavg_end=loadavg(), wall_seconds=time.perf_counter() - t_start,
-               noise=("measured on a machine shared with other jobs (see the load averages): timings are noisy; "
-                      "rerun `python benchmarks/any_temperature.py` on a quiet machine to replace this file"),
                target=target, fits=fits, crossovers=crossovers,
                exact_extrapolation={str(k): v for k, v in extrap.items()}, rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

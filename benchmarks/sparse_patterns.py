@@ -97,8 +97,7 @@ def main(argv=None):
                cpu=(os.uname().machine), cores=os.cpu_count(), date=time.strftime("%Y-%m-%d"),
                loadavg_start=start_load, loadavg_end=loadavg(), wall_seconds=time.perf_counter() - t0,
                per_length=per_L, stopped_before=stopped,
-               noise="measured on a machine shared with other jobs (see the load averages); the verdicts read only "
-                     "the dimensions, which do not depend on the load, never the times",
+               note="the verdicts read only the dimensions, which do not depend on the load, never the times",
                rows=out)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(_clean(rec), indent=1) + "\n")
