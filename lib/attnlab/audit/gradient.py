@@ -193,10 +193,11 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
 
     Rule (stated before the run): ``refuted`` unless the corrected identity is within :data:`GRAD_IDENTITY_TOL`
     (relative) of central differences on every random instance and on the worked example, and the d + 2 attention
-    calls (counted: exactly d + 2) reproduce it within :data:`GRAD_CALLS_TOL`; then ``corrected`` if the printed form
-    is off by > :data:`GRAD_PRINTED_OFF` relative on the worked example and on the median instance, else ``verified``. The peak memory of the blocked calls is a
-    property of this implementation, not of the identity: it is reported (against the working set and the dense
-    n×n matrix) and never decides the verdict: a tracemalloc reading must not label a true identity.
+    calls (counted: exactly d + 2) reproduce it within :data:`GRAD_CALLS_TOL`; then ``corrected`` if the printed
+    form is off by > :data:`GRAD_PRINTED_OFF` relative on the worked example and on the median instance, else
+    ``verified``. The peak memory of the blocked calls is a property of this implementation, not of the identity: it
+    is reported (against the working set and the dense n×n matrix) and never decides the verdict: a tracemalloc
+    reading must not label a true identity.
     """
     p = preset(PRESETS, scale)
     if data is None:

@@ -185,11 +185,11 @@ def check_at_precision(scale=None, seed: int = 0, data=None) -> Verdict:
 
     Rule (stated before the run): the exponents of the measured worst-case amplification κ (extremal instance,
     adversarial oracle) in n, d and B, fitted on the upper half of each one-variable sweep, are bracketed against
-    the claim's :data:`CLAIMED_EXPONENTS` with tol = :data:`PRECISION_TOL`: all inside → verified; some above (1 + tol)·θ → the printed precision is
-    too coarse: corrected when every measured κ (random, extremal, any X) stays within the derived bound
-    κ ≤ nB·[d(h+B) + dh(h+B) + d(hB + (2h+B)B)], h = dB², and the extremal exponents lie within tol of that bound's
-    (:data:`DERIVED_EXPONENTS`); refuted otherwise; all at or below, some below (1 − tol)·θ → loose. A norm bound
-    exceeded on any instance (ratio > 1 + :data:`PRECISION_NORM_TOL`) → refuted.
+    the claim's :data:`CLAIMED_EXPONENTS` with tol = :data:`PRECISION_TOL`: all inside → verified; some above (1 +
+    tol)·θ → the printed precision is too coarse: corrected when every measured κ (random, extremal, any X) stays
+    within the derived bound κ ≤ nB·[d(h+B) + dh(h+B) + d(hB + (2h+B)B)], h = dB², and the extremal exponents lie
+    within tol of that bound's (:data:`DERIVED_EXPONENTS`); refuted otherwise; all at or below, some below (1 −
+    tol)·θ → loose. A norm bound exceeded on any instance (ratio > 1 + :data:`PRECISION_NORM_TOL`) → refuted.
     """
     p = preset(PRESETS, scale)
     out = precision_experiment(p, seed) if data is None else data

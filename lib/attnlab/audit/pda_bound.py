@@ -56,8 +56,7 @@ def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-total: the bound (2ε√L + C r^-(α-1/2)/√(2α-1))‖V‖_F with measured ε and fitted α, C.
 
     Rule: over the instances where the bound is defined (fitted α > 1/2, finite bound): `refuted` if the error
-    exceeds it anywhere; `loose` if the largest error/bound is below
-    :data:`TOTAL_LOOSE`; `verified` otherwise;
+    exceeds it anywhere; `loose` if the largest error/bound is below :data:`TOTAL_LOOSE`; `verified` otherwise;
     `unverifiable-here` if it is defined nowhere (no fitted α > 1/2: the theorem does not apply). Reported beside
     it: the chain term 2ε√L against the trivial bound 2√L (‖O‖_F, ‖Õ_r‖_F ≤ √L‖V‖_F, as ‖Ã_r‖₂ ≤ ‖Ã‖₂ ≤ √L for a
     row-stochastic Ã).
@@ -227,7 +226,8 @@ def check_pda_fixed_m(scale=None, seed: int = 0, data=None) -> Verdict:
     good means e ≤ :data:`GOOD`. Per set (Gaussian, real heads) and m: the median e per L and the fit of log e on
     log L over all instances with its 95% band (:func:`crossing` at ``GOOD``). `verified` if the median e ≤ ``GOOD``
     at every L and m on both sets; `refuted` if it is > ``GOOD`` at every L and m on both sets and no fit's band
-    reaches ``GOOD`` below L = :data:`FIXED_M_HORIZON`; `corrected` otherwise. ``data``: ``dict(gaussian=rows, real=rows)``.
+    reaches ``GOOD`` below L = :data:`FIXED_M_HORIZON`; `corrected` otherwise. ``data``: ``dict(gaussian=rows,
+    real=rows)``.
     """
     p = preset(PRESETS, scale)
     data = data or {}

@@ -102,11 +102,11 @@ def check_ar_rlower(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AR-rlower: the lattice construction embedded in R^(r+1) has visible dimension r and Γ ≍ β, and its
     lower certificate grows as (1 + Γ/ε²)^(r/2); the sphere's packing certificate grows as β^((d−1)/2).
 
-    Rule (fixed before the run; window the top ``rl_decades`` decades of each β grid, tol ``rl_tol``): ``refuted`` if an
-    embedded instance has visible dimension ≠ r or differs from the lattice rows (> :data:`RLOWER_EMBED_TOL`), or a lower slope's 95%
-    interval lies entirely above (1 + tol)·theory (a lower bound faster than the upper law); ``verified`` if every
-    lower slope is ≥ (1 − tol)·theory (the bracket's lower side; the upper side is the upper law's own exponent)
-    and Γ/β stays within a factor 2; otherwise ``unverifiable-here``."""
+    Rule (fixed before the run; window the top ``rl_decades`` decades of each β grid, tol ``rl_tol``): ``refuted``
+    if an embedded instance has visible dimension ≠ r or differs from the lattice rows (> :data:`RLOWER_EMBED_TOL`),
+    or a lower slope's 95% interval lies entirely above (1 + tol)·theory (a lower bound faster than the upper law);
+    ``verified`` if every lower slope is ≥ (1 − tol)·theory (the bracket's lower side; the upper side is the upper
+    law's own exponent) and Γ/β stays within a factor 2; otherwise ``unverifiable-here``."""
     p = preset(PRESETS, scale)
     if data is None:
         data = dict(lattice=lattice_experiment(p, seed), embedding=rlower_embedding(p, seed),

@@ -136,10 +136,11 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for LR-sparse: is the seed's sparse attention matrix (each token attends to 3–5 others) low-rank?
 
     Rule, fixed before the run, with c = :data:`~attnlab.audit.spectrum.LOW_SPAN_DIVISOR`: call a case *high-rank*
-    if k90 > n/c or the lower certificate proves that row-ℓ1 error ≤ ε needs rank > n/c, and *low-rank* if
-    k90 ≤ n/c and the upper certificate reaches ε with rank ≤ n/c (at rank n/8 a factorisation stores a quarter of
-    the dense matrix, and 2n/8 numbers per row against 3–5 for the sparse matrix itself). Refuted if more than half of the cases (pattern × realisation) are high-rank;
-    verified if all are low-rank; corrected otherwise (it holds for some patterns only).
+    if k90 > n/c or the lower certificate proves that row-ℓ1 error ≤ ε needs rank > n/c, and *low-rank* if k90 ≤ n/c
+    and the upper certificate reaches ε with rank ≤ n/c (at rank n/8 a factorisation stores a quarter of the dense
+    matrix, and 2n/8 numbers per row against 3–5 for the sparse matrix itself). Refuted if more than half of the
+    cases (pattern × realisation) are high-rank; verified if all are low-rank; corrected otherwise (it holds for
+    some patterns only).
     """
     p = preset(PRESETS, scale)
     rows = sparse_experiment(p, seed) if data is None else data
@@ -207,7 +208,8 @@ def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
     Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
     draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
     λ = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
-    λ < :data:`WIDE_LAMBDA` (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
+    λ < :data:`WIDE_LAMBDA` (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise.
+    Size-free: k90/n.
     """
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
