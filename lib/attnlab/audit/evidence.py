@@ -273,14 +273,12 @@ def script_html(text: str) -> str:
 
 # ------------------------------------------------------------------------------------------------ numbers
 def _number(v) -> str:
-    from .verdict import format_float  # noqa: PLC0415
+    from .verdict import number_text  # noqa: PLC0415
 
     if isinstance(v, bool) or v is None:
         return {True: "yes", False: "no", None: "–"}[v]
-    if isinstance(v, int):
-        return f"{v:,}".replace("-", "−")
-    if isinstance(v, float):
-        return format_float(v, 4).replace("-", "−")
+    if isinstance(v, (int, float)):
+        return number_text(v)
     return None
 
 

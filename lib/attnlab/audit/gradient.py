@@ -17,7 +17,7 @@ from ..gradient import (attention_loss, attention_loss_grad, attention_loss_grad
                         attention_loss_grad_via_attention)
 from .cache import memoize
 from .scale import preset
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 
 __all__ = [
     "PRESETS",
@@ -181,15 +181,23 @@ def memory_experiment(n: int, d: int, block: int, seed: int = 0):
 
 
 # --------------------------------------------------------------------------- verdict
+#: AT-grad: the corrected identity must match central differences, and the d + 2 attention calls the direct formula,
+#: within these relative errors; the printed form is wrong if it is off by more than GRAD_PRINTED_OFF (relative).
+GRAD_IDENTITY_TOL = 1e-6
+GRAD_CALLS_TOL = 1e-10
+GRAD_PRINTED_OFF = 1e-3
+
+
 def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-grad: the printed gradient is wrong, the corrected one and the d + 2 calls hold.
 
-    Rule (stated before the run): ``refuted`` unless the corrected identity is within 1e-6 (relative) of central
-    differences on every random instance and on the worked example, and the d + 2 attention calls (counted: exactly
-    d + 2) reproduce it within 1e-10; then ``corrected`` if the printed form is off by > 1e-3 relative on the
-    worked example and on the median instance, else ``verified``. The peak memory of the blocked calls is a
-    property of this implementation, not of the identity: it is reported (against the working set and the dense
-    n×n matrix) and never decides the verdict: a tracemalloc reading must not label a true identity.
+    Rule (stated before the run): ``refuted`` unless the corrected identity is within :data:`GRAD_IDENTITY_TOL`
+    (relative) of central differences on every random instance and on the worked example, and the d + 2 attention
+    calls (counted: exactly d + 2) reproduce it within :data:`GRAD_CALLS_TOL`; then ``corrected`` if the printed
+    form is off by > :data:`GRAD_PRINTED_OFF` relative on the worked example and on the median instance, else
+    ``verified``. The peak memory of the blocked calls is a property of this implementation, not of the identity: it
+    is reported (against the working set and the dense n×n matrix) and never decides the verdict: a tracemalloc
+    reading must not label a true identity.
     """
     p = preset(PRESETS, scale)
     if data is None:
@@ -202,15 +210,19 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
     via = max(r["via_attention_vs_direct"] for r in rows)
     printed_min = min(r["printed_vs_corrected"] for r in rows)
     printed_med = float(np.median([r["printed_vs_corrected"] for r in rows]))
-    th = dict(identity="max relative error of the corrected gradient against central differences <= 1e-6",
-              calls="max relative difference of the d + 2 attention calls from the direct formula <= 1e-10",
-              printed_wrong="printed form off by > 1e-3 relative on the worked example and on the median instance",
+    th = dict(identity="max relative error of the corrected gradient against central differences <= "
+                       f"{number_text(GRAD_IDENTITY_TOL)}",
+              calls="max relative difference of the d + 2 attention calls from the direct formula <= "
+                    f"{number_text(GRAD_CALLS_TOL)}",
+              printed_wrong=f"printed form off by > {number_text(GRAD_PRINTED_OFF)} relative on the worked example "
+                            "and on the median instance",
               calls_count="exactly d + 2 attention calls",
               memory="reported only: peak traced memory <= 3·inputs + 4·threads·block²·8 bytes and < n²·8 bytes")
-    ok_corr = (corr <= 1e-6 and abs(ex["corrected"] - ex["fd"][2]) <= 1e-6 and via <= 1e-10
-               and mem["calls"] == mem["d"] + 2)
+    ok_corr = (corr <= GRAD_IDENTITY_TOL and abs(ex["corrected"] - ex["fd"][2]) <= GRAD_IDENTITY_TOL
+               and via <= GRAD_CALLS_TOL and mem["calls"] == mem["d"] + 2)
     ok_mem = mem["peak_bytes"] <= mem["working_set_bytes"] and mem["peak_bytes"] < mem["dense_matrix_bytes"]
-    printed_wrong = (abs(ex["printed"] - ex["corrected"]) > 1e-3 * abs(ex["corrected"]) and printed_med > 1e-3)
+    printed_wrong = (abs(ex["printed"] - ex["corrected"]) > GRAD_PRINTED_OFF * abs(ex["corrected"])
+                     and printed_med > GRAD_PRINTED_OFF)
     verdict = ("corrected" if printed_wrong else "verified") if ok_corr else "refuted"
     if verdict == "corrected":
         head = (f"The printed gradient is wrong: {_u(ex['printed'], '.4g')} for {_u(ex['corrected'], '.4g')} on the "
@@ -220,7 +232,7 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
                 f"form over {len(rows)} random instances.")
     else:
         head = (f"The corrected identity or its d + 2 attention calls miss the derivative: relative error "
-                f"{_u(corr, '.1e')} against central differences (limit 1e−6).")
+                f"{_u(corr, '.1e')} against central differences (limit {number_text(GRAD_IDENTITY_TOL)}).")
     summary = (
         f"{head} The corrected form A₁ᵀ(F∘G − diag(r)F)A₂ matches central differences to {_u(corr, '.1e')} "
         f"(relative) on every instance, and the d + 2 attention calls ({mem['calls']} at d = {mem['d']}) reproduce it "

@@ -18,7 +18,7 @@ from .stats import fit_slope
 from .cache import memoize
 from .scale import preset
 from .present import fmt_number
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .gradient import PRESETS, _no_minor_labels
 
 __all__ = [
@@ -167,23 +167,34 @@ def _window_slope(rows, var, key):
     return fit_slope(xs[keep], np.log2([r[key] for r in rs])[keep])
 
 
+#: AT-precision: the exponents (n, d, B) of the claim's ε/Θ(ndB³) and of the derived bound, the relative tolerance
+#: of the bracket around them, the rounding allowed over the derived bound and over the norm bounds.
+CLAIMED_EXPONENTS = dict(n=1.0, d=1.0, B=3.0)
+DERIVED_EXPONENTS = dict(n=1.0, d=3.0, B=5.0)
+PRECISION_TOL = 0.2
+PRECISION_BOUND_TOL = 1e-9
+PRECISION_NORM_TOL = 1e-12
+
+
+def _exponents(theta: dict) -> str:
+    return "(" + ", ".join(number_text(v) for v in theta.values()) + ")"
+
+
 def check_at_precision(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-precision: does an oracle error ε/Θ(ndB³) suffice, and do ‖H‖ ≤ dB², ‖diag(H_p)A₂‖ ≤ dB³ hold?
 
     Rule (stated before the run): the exponents of the measured worst-case amplification κ (extremal instance,
     adversarial oracle) in n, d and B, fitted on the upper half of each one-variable sweep, are bracketed against
-    the claim's (1, 1, 3) with tol = 0.2: all inside → verified; some above (1 + tol)·θ → the printed precision is
-    too coarse: corrected when every measured κ (random, extremal, any X) stays within the derived bound
-    κ ≤ nB·[d(h+B) + dh(h+B) + d(hB + (2h+B)B)], h = dB², and the extremal exponents lie within tol of that bound's
-    (1, 3, 5); refuted otherwise; all at or below, some below (1 − tol)·θ → loose. A norm bound exceeded on any
-    instance (ratio > 1 + 1e-12) → refuted.
+    the claim's :data:`CLAIMED_EXPONENTS` with tol = :data:`PRECISION_TOL`: all inside → verified; some above (1 +
+    tol)·θ → the printed precision is too coarse: corrected when every measured κ (random, extremal, any X) stays
+    within the derived bound κ ≤ nB·[d(h+B) + dh(h+B) + d(hB + (2h+B)B)], h = dB², and the extremal exponents lie
+    within tol of that bound's (:data:`DERIVED_EXPONENTS`); refuted otherwise; all at or below, some below (1 −
+    tol)·θ → loose. A norm bound exceeded on any instance (ratio > 1 + :data:`PRECISION_NORM_TOL`) → refuted.
     """
     p = preset(PRESETS, scale)
     out = precision_experiment(p, seed) if data is None else data
     rows, xrows = out["rows"], out["x"]
-    tol = 0.2
-    claimed = dict(n=1.0, d=1.0, B=3.0)
-    derived = dict(n=1.0, d=3.0, B=5.0)
+    tol, claimed, derived = PRECISION_TOL, CLAIMED_EXPONENTS, DERIVED_EXPONENTS
     fits = {v: _window_slope(rows, v, "kappa_extremal") for v in claimed}
     slopes = {v: f.slope for v, f in fits.items()}
     rnd = {v: _window_slope(rows, v, "kappa_random_adv").slope for v in claimed}
@@ -194,9 +205,9 @@ def check_at_precision(scale=None, seed: int = 0, data=None) -> Verdict:
     within_x = max(r["kappa_adv"] / r["bound"] for r in xrows)
     above = [v for v in claimed if slopes[v] > (1 + tol) * claimed[v]]
     below = [v for v in claimed if slopes[v] < (1 - tol) * claimed[v]]
-    bound_ok = within <= 1 + 1e-9 and within_x <= 1 + 1e-9
+    bound_ok = within <= 1 + PRECISION_BOUND_TOL and within_x <= 1 + PRECISION_BOUND_TOL
     derived_ok = all((1 - tol) * derived[v] <= slopes[v] <= (1 + tol) * derived[v] for v in derived)
-    if norm_max > 1 + 1e-12 or tnorm_max > 1 + 1e-12:
+    if norm_max > 1 + PRECISION_NORM_TOL or tnorm_max > 1 + PRECISION_NORM_TOL:
         verdict = "refuted"
     elif above:
         verdict = "corrected" if (bound_ok and derived_ok) else "refuted"
@@ -233,12 +244,13 @@ def check_at_precision(scale=None, seed: int = 0, data=None) -> Verdict:
                      worst_over_ndB3=base["kappa_extremal"] / base["claimed_ndB3"],
                      x_scales=[r["x_scale"] for r in xrows], max_abs_Q=[r["max_abs_Q"] for r in xrows],
                      kappa_large_X=[r["kappa_adv"] for r in xrows]),
-        thresholds=dict(bracket=f"exponent in [(1 − {tol})θ, (1 + {tol})θ], θ = (1, 1, 3) for (n, d, B), upper half "
-                                f"of each sweep, extremal instance, adversarial oracle",
-                        corrected="some exponent above (1 + tol)θ, every κ ≤ derived bound (1 + 1e-9), extremal "
-                                  "exponents within tol of (1, 3, 5)",
+        thresholds=dict(bracket=f"exponent in [(1 − {tol})θ, (1 + {tol})θ], θ = {_exponents(claimed)} for (n, d, B), "
+                                "upper half of each sweep, extremal instance, adversarial oracle",
+                        corrected="some exponent above (1 + tol)θ, every κ ≤ derived bound "
+                                  f"(1 + {number_text(PRECISION_BOUND_TOL)}), extremal exponents within tol of "
+                                  f"{_exponents(derived)}",
                         loose="none above, some below (1 − tol)θ",
-                        norms="max|H|/dB² and max|diag(H_p)A₂|/dB³ <= 1 + 1e-12"),
+                        norms=f"max|H|/dB² and max|diag(H_p)A₂|/dB³ <= 1 + {number_text(PRECISION_NORM_TOL)}"),
         scale=p["scale"])
 
 

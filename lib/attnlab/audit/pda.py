@@ -28,7 +28,7 @@ from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 
 __all__ = [
     "PRESETS",
@@ -102,20 +102,33 @@ PARAMETERS = {
     "fixm_draws": "Gaussian draws per length (PDA-fixed-m)",
 }
 
+#: PDA-headline: the claimed relative error ‖O − Õ_r‖_F/‖V‖_F, and the share of the instances of every input set
+#: below it that verifies.
+HEADLINE_ERROR = 0.01
+HEADLINE_VERIFIED_SHARE = 0.9
+#: The planned experiment O(1/√m) of PDA-headline: the least R² of the log-log fit over m.
+PLANNED_R2 = 0.9
+_PCT, _SHARE = number_text(HEADLINE_ERROR, percent=True), number_text(HEADLINE_VERIFIED_SHARE, percent=True)
+#: PDA-fixed-m: the largest size-free output error ‖O − ÃV‖_F/‖O‖_F that counts as a good approximation, and the
+#: length below which a fit's band must reach it (:func:`attnlab.audit.pda_bound.check_pda_fixed_m`).
+GOOD = 0.1
+FIXED_M_HORIZON = 1e6
+
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {
     "PDA-headline": (
         "The claim itself: at m = 128, r = 32 (Algorithm 2.1 as printed, randomized SVD as in §4) the relative error "
-        "‖O − Õ_r‖_F/‖V‖_F is below 1%. The seed states neither L nor the inputs, so it is decided on the three input sets "
+        f"‖O − Õ_r‖_F/‖V‖_F is below {_PCT}. The seed states neither L nor the inputs, so it is decided on the three input sets "
         "the book has: the Gaussian instances of the headline run, the real heads of the encoder MiniLM-L6 (first "
         "text, n = 256, head width 32, so m = 128 > d there) and those of the decoder SmolLM2-135M (first text, "
         "n = 256, head width 64, all 9 query heads of the layers of the preset; Algorithm 2.1 is bidirectional, so "
         "the reference there is exact attention without the causal mask on the same post-RoPE Q, K, V). verified: "
-        "below 1% in at least 90% of the instances of each set; "
-        "refuted: below 1% in fewer than half of the instances of each set; corrected otherwise (it holds on part "
+        f"below {_PCT} in at least {_SHARE} of the instances of each set; "
+        f"refuted: below {_PCT} in fewer than half of the instances of each set; corrected otherwise (it holds on part "
         "of the instances, which the summary names). Reported beside it, as what the metric means: the same metric "
         "for the trivial outputs 0 and the mean of V; and the two planned experiments of §5.2/§7 that can be run, "
-        "each with its own rule: max|S̃ − S| = O(1/√m) holds for a scaling if the log-log fit over m has R² ≥ 0.9, "
+        "each with its own rule: max|S̃ − S| = O(1/√m) holds for a scaling if the log-log fit over m has R² ≥ "
+        f"{number_text(PLANNED_R2)}, "
         "a 95% slope interval that reaches −1/2 or lies below it, and still falls over the upper half of the m grid "
         "(slope interval below 0 there); ‖A − Ã‖_{1,∞} ≈ 2ε holds if its ratio to 2ε lies in [1/2, 2] at every m."),
     "PDA-time": (
@@ -147,12 +160,13 @@ RULES = {
         "r ∈ {32, 64} and d_v ∈ {64, 128}: verified if the truncation is cheaper everywhere, refuted if it is not "
         "cheaper anywhere, corrected otherwise (the condition r·log₂r < d_v stated)."),
     "PDA-fixed-m": (
-        "'Good' means a size-free output error e = ‖O − ÃV‖_F/‖O‖_F ≤ 0.1, with the projection alone (no "
+        f"'Good' means a size-free output error e = ‖O − ÃV‖_F/‖O‖_F ≤ {number_text(GOOD)}, with the projection alone (no "
         "truncation) and the unbiased scaling, the reading most favourable to the claim. Per input set (Gaussian, "
         "d = 64, L over fixm_L; the real heads, d = 32, n over real_n) and fixed m ∈ fixm_m: the median e per L, "
-        "and the log-log fit of e against L over all instances with its 95% band. verified: median e ≤ 0.1 at every "
-        "L and m on both sets; refuted: median e > 0.1 at every L and m on both sets and no band reaches 0.1 "
-        "below L = 10⁶ (no verdict from where the grid stops); corrected otherwise. The mean row-ℓ1 error of Ã and "
+        "and the log-log fit of e against L over all instances with its 95% band. verified: median e ≤ "
+        f"{number_text(GOOD)} at every L and m on both sets; refuted: median e > {number_text(GOOD)} at every L and m "
+        f"on both sets and no band reaches {number_text(GOOD)} below L = {number_text(FIXED_M_HORIZON)} (no verdict "
+        "from where the grid stops); corrected otherwise. The mean row-ℓ1 error of Ã and "
         "the seed's ‖O − Õ‖_F/‖V‖_F are reported beside it, with their slopes."),
     "PDA-memory": (
         "Exact byte counts (float64; SymPy) of exact attention (dense, and in row blocks with an online softmax) "
@@ -383,7 +397,7 @@ def _planned_verdicts(rows):
         upper = [x for x in rs if x["m"] >= np.median(ms)]
         fu = fit_slope(np.log([x["m"] for x in upper]), np.log([x["eps"] for x in upper])) if len(upper) >= 3 else None
         still = fu is not None and fu.slope_hi < 0
-        decays = f.r2 >= 0.9 and f.slope_lo <= -0.5 and still
+        decays = f.r2 >= PLANNED_R2 and f.slope_lo <= -0.5 and still
         ratios = [x["over_2eps"] for x in rs]
         out[sc] = dict(slope=f.slope, slope_lo=f.slope_lo, slope_hi=f.slope_hi, r2=f.r2,
                        upper_slope=None if fu is None else fu.slope, upper_slope_hi=None if fu is None else fu.slope_hi,
@@ -415,9 +429,9 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
     planned = _planned_verdicts(data.get("planned") or planned_experiment(p, seed))
     share = {}
     for name, rows in (("synthetic", synth), ("real", real), ("decoder", dec)):
-        below = sum(x["rel_V"] < 0.01 for x in rows)
+        below = sum(x["rel_V"] < HEADLINE_ERROR for x in rows)
         share[name] = dict(below=below, n=len(rows), share=below / len(rows))
-    if all(v["share"] >= 0.9 for v in share.values()):
+    if all(v["share"] >= HEADLINE_VERIFIED_SHARE for v in share.values()):
         verdict = "verified"
     elif all(v["share"] < 0.5 for v in share.values()):
         verdict = "refuted"
@@ -427,9 +441,10 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
     for d in sorted({x["d"] for x in synth}):
         rs = sorted((x for x in synth if x["d"] == d), key=lambda x: x["L"])
         if len({x["L"] for x in rs}) >= 3:
-            cross[d] = dict(pda=crossing([x["L"] for x in rs], [x["rel_V"] for x in rs])["L"],
-                            mean=crossing([x["L"] for x in rs], [x["mean_V"] for x in rs])["L"],
-                            zeros=crossing([x["L"] for x in rs], [x["zeros_V"] for x in rs])["L"])
+            Ls = [x["L"] for x in rs]
+            cross[d] = dict(pda=crossing(Ls, [x["rel_V"] for x in rs], level=HEADLINE_ERROR)["L"],
+                            mean=crossing(Ls, [x["mean_V"] for x in rs], level=HEADLINE_ERROR)["L"],
+                            zeros=crossing(Ls, [x["zeros_V"] for x in rs], level=HEADLINE_ERROR)["L"])
     cross_txt = "; ".join(f"d = {d}: PDA near L ≈ {_num(c['pda'])}, the mean of V near {_num(c['mean'])}, zeros near "
                           f"{_num(c['zeros'])}" for d, c in cross.items())
     med = float(np.median([x["rel_V"] for x in real]))
@@ -437,12 +452,12 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
     sy, re_, de = share["synthetic"], share["real"], share["decoder"]
     med_dec = float(np.median([x["rel_V"] for x in dec]))
     head = {
-        "verified": f"PDA at m = 128, r = 32 reaches < 1% on {sy['below']} of {sy['n']} Gaussian instances, "
+        "verified": f"PDA at m = 128, r = 32 reaches < {_PCT} on {sy['below']} of {sy['n']} Gaussian instances, "
                     f"{re_['below']} of {re_['n']} encoder heads and {de['below']} of {de['n']} decoder heads.",
-        "refuted": f"PDA at m = 128, r = 32 stays above 1% on {sy['n'] - sy['below']} of {sy['n']} Gaussian instances, "
+        "refuted": f"PDA at m = 128, r = 32 stays above {_PCT} on {sy['n'] - sy['below']} of {sy['n']} Gaussian instances, "
                    f"{re_['n'] - re_['below']} of {re_['n']} encoder heads (median {med:.1%} of ‖V‖_F) and "
                    f"{de['n'] - de['below']} of {de['n']} decoder heads (median {med_dec:.1%}).",
-        "corrected": f"PDA at m = 128, r = 32 reaches < 1% on only part of the instances: {sy['below']} of {sy['n']} "
+        "corrected": f"PDA at m = 128, r = 32 reaches < {_PCT} on only part of the instances: {sy['below']} of {sy['n']} "
                      f"Gaussian, {re_['below']} of {re_['n']} encoder and {de['below']} of {de['n']} decoder heads.",
     }[verdict]
     ls = [x["L"] for x in synth]
@@ -464,15 +479,17 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
         f"MiniLM heads (n = {real[0]['n']}, head width {d_real}, so m = {real[0]['m']} exceeds d) it is "
         f"{min(x['rel_V'] for x in real):.1%}–{max(x['rel_V'] for x in real):.1%} (median {med:.1%}); with the "
         f"unbiased scaling and an exact SVD the median is {med_unb:.1%} "
-        f"({sum(x['unbiased_V'] < 0.01 for x in real)} below 1%), and even the optimal rank-{real[0]['r']} "
-        f"truncation of the exact A reaches 1% on {sum(x['floor_V'] < 0.01 for x in real)}. On the {de['n']} "
+        f"({sum(x['unbiased_V'] < HEADLINE_ERROR for x in real)} below {_PCT}), and even the optimal "
+        f"rank-{real[0]['r']} truncation of the exact A reaches {_PCT} on "
+        f"{sum(x['floor_V'] < HEADLINE_ERROR for x in real)}. On the {de['n']} "
         f"SmolLM2 decoder heads (n = {dec[0]['n']}, head width {dec[0]['d']}, bidirectional reference) it is "
         f"{min(x['rel_V'] for x in dec):.1%}–{max(x['rel_V'] for x in dec):.1%} (median {med_dec:.1%}), the optimal "
-        f"rank-{dec[0]['r']} truncation reaching 1% on {sum(x['floor_V'] < 0.01 for x in dec)}. What the metric "
+        f"rank-{dec[0]['r']} truncation reaching {_PCT} on {sum(x['floor_V'] < HEADLINE_ERROR for x in dec)}. What the "
+        "metric "
         f"means: outputting zeros scores {np.median([x['zeros_V'] for x in real]):.1%} (median) on the real heads and "
         f"{min(x['zeros_V'] for x in synth):.1%}–{max(x['zeros_V'] for x in synth):.1%} on the Gaussian ones, the "
         f"mean of V {min(x['mean_V'] for x in synth):.2%}–{max(x['mean_V'] for x in synth):.2%} there: it falls like "
-        f"L^(−1/2) for any output" + (f", so on Gaussian inputs each crosses 1% at some length (extrapolated: "
+        f"L^(−1/2) for any output" + (f", so on Gaussian inputs each crosses {_PCT} at some length (extrapolated: "
                                       f"{cross_txt})" if cross else "") + ". "
         f"Planned experiments (§5.2/§7): {plan_txt('unbiased')}; {plan_txt('printed')}, "
         f"its bias √(d/m) leaving ε near max|S| as m grows; ‖A − Ã‖_{{1,∞}}/(2ε) is "
@@ -486,7 +503,7 @@ def check_pda_headline(scale=None, seed: int = 0, data=None) -> Verdict:
                      decoder_range=[min(x["rel_V"] for x in dec), max(x["rel_V"] for x in dec)],
                      real_range=[min(x["rel_V"] for x in real), max(x["rel_V"] for x in real)],
                      synthetic_by_instance={f"d={x['d']} L={x['L']}": x["rel_V"] for x in synth},
-                     real_floor_below_1pct=sum(x["floor_V"] < 0.01 for x in real),
+                     real_floor_below_1pct=sum(x["floor_V"] < HEADLINE_ERROR for x in real),
                      real_zeros_median=float(np.median([x["zeros_V"] for x in real])),
                      synthetic_zeros_range=[min(x["zeros_V"] for x in synth), max(x["zeros_V"] for x in synth)],
                      synthetic_mean_of_V_range=[min(x["mean_V"] for x in synth), max(x["mean_V"] for x in synth)],
@@ -574,7 +591,6 @@ _MOVED_TO = {
     'fixed_m_gaussian': 'pda_bound',
     'fixed_m_real': 'pda_bound',
     '_fixed_m_real': 'pda_bound',
-    'GOOD': 'pda_bound',
     'check_pda_fixed_m': 'pda_bound',
     'plot_param': 'pda_bound',
     '_S': 'pda_cost',

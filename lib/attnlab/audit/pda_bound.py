@@ -20,9 +20,9 @@ from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .pda import PARAMETERS  # noqa: F401 (the page reads them from this module)
-from .pda import PRESETS, RULES, _instance, _real_cases, crossing, headline_experiment
+from .pda import FIXED_M_HORIZON, GOOD, PRESETS, RULES, _instance, _real_cases, crossing, headline_experiment
 
 from .pda_cost import _S
 __all__ = [
@@ -48,11 +48,15 @@ def param_table(p: dict):
     return rows
 
 
+#: PDA-total: the bound is loose if the largest error/bound stays below this.
+TOTAL_LOOSE = 0.5
+
+
 def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for PDA-total: the bound (2ε√L + C r^-(α-1/2)/√(2α-1))‖V‖_F with measured ε and fitted α, C.
 
     Rule: over the instances where the bound is defined (fitted α > 1/2, finite bound): `refuted` if the error
-    exceeds it anywhere; `loose` if the largest error/bound is below 0.5; `verified` otherwise;
+    exceeds it anywhere; `loose` if the largest error/bound is below :data:`TOTAL_LOOSE`; `verified` otherwise;
     `unverifiable-here` if it is defined nowhere (no fitted α > 1/2: the theorem does not apply). Reported beside
     it: the chain term 2ε√L against the trivial bound 2√L (‖O‖_F, ‖Õ_r‖_F ≤ √L‖V‖_F, as ‖Ã_r‖₂ ≤ ‖Ã‖₂ ≤ √L for a
     row-stochastic Ã).
@@ -70,7 +74,7 @@ def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
     elif viol:
         verdict = "refuted"
     else:
-        verdict = "loose" if ratio < 0.5 else "verified"
+        verdict = "loose" if ratio < TOTAL_LOOSE else "verified"
     alphas = f"{min(x['alpha'] for x in rows):.2f} to {max(x['alpha'] for x in rows):.2f}" if rows else "none"
     head = {
         "refuted": f"The measured error exceeds the total bound in {len(viol)} of {len(usable)} instances.",
@@ -92,7 +96,7 @@ def check_pda_total(scale=None, seed: int = 0, data=None) -> Verdict:
                      bound_V={f"{x['scaling']} d={x['d']} L={x['L']}": x["bound_V"] for x in rows},
                      eps={f"{x['scaling']} d={x['d']} L={x['L']}": x["eps"] for x in rows}),
         thresholds=dict(holds="error <= bound wherever alpha > 1/2 and the bound is finite",
-                        loose="max error/bound < 0.5", unverifiable="no instance with alpha > 1/2"),
+                        loose=f"max error/bound < {number_text(TOTAL_LOOSE)}", unverifiable="no instance with alpha > 1/2"),
         scale=p["scale"])
 
 
@@ -121,6 +125,10 @@ def param_analysis(p: dict):
                 slope=f.slope, slope_lo=f.slope_lo, slope_hi=f.slope_hi, L_first=r64[0]["L"], L_last=r64[-1]["L"])
 
 
+#: PDA-param: the head width whose rows the summary quotes.
+PARAM_D = 64
+
+
 def check_pda_param(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for PDA-param: m ≥ (128dL/η²)·log(2L²/δ) from ε = η/(4√L); m grows (at least) linearly in L.
 
@@ -132,9 +140,9 @@ def check_pda_param(scale=None, seed: int = 0, data=None) -> Verdict:
     res = param_analysis(p) if data is None else data
     ok = res["algebra_exact"] and res["m_over_L_limit"] > 0
     verdict = "verified" if ok else "refuted"
-    r64 = [x for x in res["rows"] if x["d"] == 64]
+    r64 = [x for x in res["rows"] if x["d"] == PARAM_D]
     lim = res["m_over_LlogL_limit"].replace("**2", "²").replace("*", "").replace("eta", "η")
-    head = {"verified": f"The algebra is exact and m grows faster than L, as L·log L: at d = 64, η = {p['eta']:g} it "
+    head = {"verified": f"The algebra is exact and m grows faster than L, as L·log L: at d = {PARAM_D}, η = {p['eta']:g} it "
                         f"asks for m = {_num(r64[0]['m'], 3)} at L = {r64[0]['L']}.",
             "refuted": "The rule's algebra or growth fails: "
                        + ("8d/ε² at ε = η/(4√L) is not 128dL/η²." if not res["algebra_exact"] else
@@ -211,18 +219,15 @@ def _fixed_m_real(p, seed, data):
     return rows
 
 
-#: PDA-fixed-m: the largest size-free output error ‖O − ÃV‖_F/‖O‖_F that counts as a good approximation.
-GOOD = 0.1
-
-
 def check_pda_fixed_m(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for PDA-fixed-m: a fixed m (128 or 256), independent of L, gives a good approximation in practice.
 
     Rule (``RULES["PDA-fixed-m"]``), fixed before the run: e = ‖O − ÃV‖_F/‖O‖_F, projection only, unbiased scaling;
-    good means e ≤ ``GOOD`` = 0.1. Per set (Gaussian, real heads) and m: the median e per L and the fit of log e on
-    log L over all instances with its 95% band (:func:`crossing` at 0.1). `verified` if the median e ≤ 0.1 at every L
-    and m on both sets; `refuted` if it is > 0.1 at every L and m on both sets and no fit's band reaches 0.1 below
-    L = 10⁶; `corrected` otherwise. ``data``: ``dict(gaussian=rows, real=rows)``.
+    good means e ≤ :data:`GOOD`. Per set (Gaussian, real heads) and m: the median e per L and the fit of log e on
+    log L over all instances with its 95% band (:func:`crossing` at ``GOOD``). `verified` if the median e ≤ ``GOOD``
+    at every L and m on both sets; `refuted` if it is > ``GOOD`` at every L and m on both sets and no fit's band
+    reaches ``GOOD`` below L = :data:`FIXED_M_HORIZON`; `corrected` otherwise. ``data``: ``dict(gaussian=rows,
+    real=rows)``.
     """
     p = preset(PRESETS, scale)
     data = data or {}
@@ -240,7 +245,7 @@ def check_pda_fixed_m(scale=None, seed: int = 0, data=None) -> Verdict:
             cr = crossing([x["L"] for x in rs], [x["rel_O"] for x in rs], level=GOOD)
             per[f"{name} m={m}"] = dict(set=name, m=m, median_by_L={str(L): v for L, v in med.items()},
                                         good_at=[L for L, v in med.items() if v <= GOOD], all_bad=all(v > GOOD for v in med.values()),
-                                        reaches_good_by_1e6=cr["L_early"] <= 1e6, fits=fits,
+                                        reaches_good_by_1e6=cr["L_early"] <= FIXED_M_HORIZON, fits=fits,
                                         row_l1=[float(np.median([x["row_l1"] for x in rs if x["L"] == L])) for L in Ls],
                                         rel_V=[float(np.median([x["rel_V"] for x in rs if x["L"] == L])) for L in Ls],
                                         L=Ls)

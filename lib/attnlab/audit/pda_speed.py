@@ -21,7 +21,7 @@ from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .pda import PARAMETERS  # noqa: F401 (the page reads them from this module)
 from .pda import HEAD_WIDTHS, METHOD_NAMES, PRESETS, RULES, SEED_M, SEED_R, _instance
 
@@ -213,6 +213,10 @@ def cubic_analysis(p: dict):
                 cost_over_L3logL_limit=str(lim_cubic_log))
 
 
+#: PDA-cubic: the largest relative difference between the tabulated m and the SymPy formula.
+CUBIC_FORMULA_TOL = 1e-9
+
+
 def check_pda_cubic(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for PDA-cubic: with m from the §5.1 rule, is L²m "O(L³), the same order as standard attention"?
 
@@ -220,7 +224,7 @@ def check_pda_cubic(scale=None, seed: int = 0, data=None) -> Verdict:
     leave PDA cheaper, and "no saving" would be wrong); verified if both L²m/L³ and L²m/(L²d) stay bounded as
     L → ∞ (SymPy limits finite: O(L³) and the same order); corrected otherwise (the cost exceeds standard attention,
     but neither "O(L³)" nor "the same order" is its order). The m of the table must match the SymPy formula
-    (relative 1e-9, else refuted: the algebra would be wrong).
+    (relative :data:`CUBIC_FORMULA_TOL`, else refuted: the algebra would be wrong).
     """
     p = preset(PRESETS, scale)
     res = cubic_analysis(p) if data is None else data
@@ -229,7 +233,7 @@ def check_pda_cubic(scale=None, seed: int = 0, data=None) -> Verdict:
     below = [r for r in rows if r["cost"] < r["std"]]
     big_o = math.isfinite(res["cost_over_L3_limit"])
     same = math.isfinite(res["cost_over_std_limit"])
-    if below or mismatch > 1e-9:
+    if below or mismatch > CUBIC_FORMULA_TOL:
         verdict = "refuted"
     elif big_o and same:
         verdict = "verified"
@@ -260,7 +264,8 @@ def check_pda_cubic(scale=None, seed: int = 0, data=None) -> Verdict:
                      cost_over_L3logL_limit=res["cost_over_L3logL_limit"], m_formula_mismatch=mismatch,
                      L_below_standard=[r["L"] for r in below], min_m_over_d=min(r["m_over_d"] for r in rows),
                      exponent_by_L={f"d={r['d']} L={r['L']}": r["exponent"] for r in rows}),
-        thresholds=dict(refuted="L²m < L²d at some tabulated L, or the tabulated m differs from the formula by > 1e-9",
+        thresholds=dict(refuted="L²m < L²d at some tabulated L, or the tabulated m differs from the formula by > "
+                                f"{number_text(CUBIC_FORMULA_TOL)}",
                         verified="L²m/L³ and L²m/(L²d) both bounded as L → ∞", corrected="otherwise"),
         scale=p["scale"])
 

@@ -19,7 +19,7 @@ from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 
 __all__ = ["PRESETS", "PARAMETER_LABELS", "RULES", "gap_experiment", "lattice_experiment", "slopes_table", "lower_law_table", "candidates_experiment",
            "check_ar_lower", "check_ar_synthetic",
@@ -63,6 +63,11 @@ PARAMETER_LABELS = {
     "count_d": "dimensions d of the count check (AR-count)",
 }
 
+#: AR-lower: the tolerance of the slope against log β of the old rule (reported, not used).
+BETA_SLOPE_TOL = 0.1
+#: AR-synthetic: the seed's band around theory for its slopes.
+SEED_BAND = 0.08
+
 #: Decision rules, stated before the run.
 RULES = {
     "AR-lower": (
@@ -70,12 +75,13 @@ RULES = {
         "message rows) and every implicit instance's own-cell mass exceeds (1 + ε)/2; otherwise verified if, for "
         "every (d, ε), the slope of log M against log γ is within rl_tol of d and M at the largest γ is within "
         "rl_tol of the volume count V_d(γ/ℓ)^d (both free of how β is parametrised; β/(√d γ²) → 1 is algebra), "
-        "else refuted. The slope against log β within 10% of d/2 is not used: it measures the margin of the "
+        f"else refuted. The slope against log β within {number_text(BETA_SLOPE_TOL, percent=True)} of d/2 is not used: it measures the margin of the "
         "parametrisation (it would fail for a correct bound on β in [1e2, 1e4])."),
     "AR-synthetic": (
         "The seed's slopes come from its own decoder, which is not published: the verdict is unverifiable-here "
         "whatever this book measures; the summary reports the book's own certificates' slopes against "
-        "(d−1)/2 (sphere) and d/2 (ball), and whether each lies within the seed's 8%."),
+        "(d−1)/2 (sphere) and d/2 (ball), and whether each lies within the seed's "
+        f"{number_text(SEED_BAND, percent=True)}."),
 }
 
 
@@ -162,6 +168,7 @@ def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
     bdev = [t["beta_rel_dev"] for t in tab]
     Mmax = max(r["M"] for r in res["ball"])
     ds = ", ".join(str(d) for d in p["lat_d"])
+    old = bool(valid and max(abs(b) for b in bdev) <= BETA_SLOPE_TOL)
     if ok:
         head = (f"M ≍ β^(d/2) holds for the lattice: the slope of log M against log γ is within {gdev:.2%} of d, "
                 f"and M within {vdev:.2%} of the volume count (d = {ds}).")
@@ -178,10 +185,10 @@ def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
                    f"{_span_text([t['beta_over_gamma2'] for t in tab], '.3f')} at the largest γ), M ≍ γ^d is "
                    f"M ≍ β^(d/2). The slope against log β itself ({_span_text([100 * b for b in bdev], '+.1f')}% "
                    "from d/2) measures the margin of β's parametrisation, not the bound; a rule on it would give "
-                   f"{'the same' if bool(valid and max(abs(b) for b in bdev) <= 0.1) == ok else 'another'} verdict here.",
+                   f"{'the same' if old == ok else 'another'} verdict here.",
                    numbers=dict(materialised_messages=len(cells), margin=margin, generic_M=generic.M, laws=tab,
                                 max_gamma_rel_dev=gdev, max_volume_dev=vdev, beta_slope_rel_dev=bdev,
-                                old_rule_verified=bool(valid and max(abs(b) for b in bdev) <= 0.1)),
+                                old_rule_verified=old),
                    thresholds=dict(rule=RULES["AR-lower"], tol=p["rl_tol"]), scale=p["scale"])
 
 
@@ -203,7 +210,8 @@ def candidates_experiment(p: dict, seed: int):
 def check_ar_synthetic(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AR-synthetic (rule: ``RULES["AR-synthetic"]``): the seed's slopes come from its own decoder,
     which this book cannot rerun, so the verdict is unverifiable-here; the summary gives what was measured instead
-    (the book's own certificates' slopes against (d−1)/2 and d/2) and whether each is within the seed's 8%."""
+    (the book's own certificates' slopes against (d−1)/2 and d/2) and whether each is within the seed's
+    :data:`SEED_BAND`."""
     p = preset(PRESETS, scale)
     res = lattice_experiment(p, seed) if data is None else data
     ball = slopes_table(res["ball"], lambda d: d / 2)
@@ -211,14 +219,14 @@ def check_ar_synthetic(scale=None, seed: int = 0, data=None) -> Verdict:
     devs = {f"ball, d = {t['d']}, ε = {t['eps']:g}": t["rel_dev"] for t in ball}
     devs.update({f"sphere, d = {t['d']}, ε = {t['eps']:g}": t["rel_dev"] for t in sph})
     worst = max(devs.values())
-    within = sum(v <= 0.08 for v in devs.values())
+    within = sum(v <= SEED_BAND for v in devs.values())
     return Verdict("AR-synthetic", "unverifiable-here",
                    f"The seed's slopes cannot be rerun (its decoder is unpublished); the book's own certificates "
-                   f"put {within} of {len(devs)} within the seed's 8% of theory (worst {worst:.1%}). Measured with the lattice on the ball and cap packings screened from a fixed pool "
+                   f"put {within} of {len(devs)} within the seed's {number_text(SEED_BAND, percent=True)} of theory (worst {worst:.1%}). Measured with the lattice on the ball and cap packings screened from a fixed pool "
                    f"of random candidates on the sphere, against (d − 1)/2 and d/2; the largest deviation is at "
                    f"{max(devs, key=devs.get)}.",
                    numbers=dict(ball=ball, sphere=sph, deviations=devs, worst=worst, within_8pct=within),
-                   thresholds=dict(rule=RULES["AR-synthetic"], seed_band=0.08), scale=p["scale"])
+                   thresholds=dict(rule=RULES["AR-synthetic"], seed_band=SEED_BAND), scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures

@@ -15,7 +15,7 @@ from ..logits import softmax
 from .cache import memoize
 from .scale import preset
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .rank_lower import (COUNT_INTEGER_TOL, PRESETS, SEED_LOG10_TOKENS, SEED_STATES, _sci, _span_text, lattice_experiment,
                          slopes_table)
 
@@ -94,15 +94,19 @@ def sphere_rlower(p: dict, seed: int):
             for e in p["eps"] for d in p["sph_d"] for b in p["sph_betas"][d]]
 
 
+#: AR-rlower: the largest difference of an embedded instance from the lattice rows.
+RLOWER_EMBED_TOL = 1e-12
+
+
 def check_ar_rlower(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AR-rlower: the lattice construction embedded in R^(r+1) has visible dimension r and Γ ≍ β, and its
     lower certificate grows as (1 + Γ/ε²)^(r/2); the sphere's packing certificate grows as β^((d−1)/2).
 
-    Rule (fixed before the run; window the top ``rl_decades`` decades of each β grid, tol ``rl_tol``): ``refuted`` if an
-    embedded instance has visible dimension ≠ r or differs from the lattice rows (> 1e-12), or a lower slope's 95%
-    interval lies entirely above (1 + tol)·theory (a lower bound faster than the upper law); ``verified`` if every
-    lower slope is ≥ (1 − tol)·theory (the bracket's lower side; the upper side is the upper law's own exponent)
-    and Γ/β stays within a factor 2; otherwise ``unverifiable-here``."""
+    Rule (fixed before the run; window the top ``rl_decades`` decades of each β grid, tol ``rl_tol``): ``refuted``
+    if an embedded instance has visible dimension ≠ r or differs from the lattice rows (> :data:`RLOWER_EMBED_TOL`),
+    or a lower slope's 95% interval lies entirely above (1 + tol)·theory (a lower bound faster than the upper law);
+    ``verified`` if every lower slope is ≥ (1 − tol)·theory (the bracket's lower side; the upper side is the upper
+    law's own exponent) and Γ/β stays within a factor 2; otherwise ``unverifiable-here``."""
     p = preset(PRESETS, scale)
     if data is None:
         data = dict(lattice=lattice_experiment(p, seed), embedding=rlower_embedding(p, seed),
@@ -115,7 +119,7 @@ def check_ar_rlower(scale=None, seed: int = 0, data=None) -> Verdict:
            for t in slopes_table([x for x in data["sphere"]
                                   if x["beta"] >= max(y["beta"] for y in data["sphere"] if y["d"] == x["d"]) / 10**dec
                                   * (1 - 1e-12)], lambda d: (d - 1) / 2)]
-    emb_ok = all(x["visible"] == x["r"] and x["embed_error"] <= 1e-12 for x in emb)
+    emb_ok = all(x["visible"] == x["r"] and x["embed_error"] <= RLOWER_EMBED_TOL for x in emb)
     gb = [x["Gamma_over_beta"] for x in emb] + [t["Gamma_over_beta_min"] for t in ball] + \
         [t["Gamma_over_beta_max"] for t in ball]
     fits = ball + sph
@@ -148,7 +152,8 @@ def check_ar_rlower(scale=None, seed: int = 0, data=None) -> Verdict:
                    "exponent r/2 itself (AR-upper).",
                    numbers=dict(embedding=emb, ball=ball, sphere=sph, Gamma_over_beta=[min(gb), max(gb)]),
                    thresholds=dict(window=f"β >= β_max/10^{dec:g}, >= 3 points", reaches=f"slope >= (1 − {tol})·theory",
-                                   refuted=f"visible dim != r, embedding error > 1e-12, or slope CI > (1 + {tol})·theory",
+                                   refuted=f"visible dim != r, embedding error > {number_text(RLOWER_EMBED_TOL)}, or "
+                                           f"slope CI > (1 + {tol})·theory",
                                    asymp="max Γ/β <= 2·min Γ/β"), scale=p["scale"])
 
 
@@ -236,6 +241,11 @@ def count_cube(states: int = SEED_STATES, log10_tokens: float = SEED_LOG10_TOKEN
     return out
 
 
+#: AR-count: the factor within which the book's token exponent (loose reading) and M/(γ/ℓ)^d against V_d (one
+#: exponent of the centre counts) must lie.
+COUNT_FACTOR = 2
+
+
 def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for AR-count: whether the seed's 17,850,625 states and 10^88,946 tokens describe one construction,
     in which d, and whether its two centre counts differ in more than the unspecified constant.
@@ -257,13 +267,13 @@ def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
     if data is None:
         data = dict(factor=count_factor(), rows=count_experiment(p, seed), cube=count_cube(eps=tuple(p["eps"])))
     fac, rows, cube = data["factor"], data["rows"], data["cube"]
-    fit = sorted({r["d"] for r in rows if 0.5 <= r["log10_tokens"] / SEED_LOG10_TOKENS <= 2})
+    fit = sorted({r["d"] for r in rows if 1 / COUNT_FACTOR <= r["log10_tokens"] / SEED_LOG10_TOKENS <= COUNT_FACTOR})
     ratio = {f"d={r['d']} ε={r['eps']}": r["log10_tokens"] / SEED_LOG10_TOKENS for r in rows}
     ell_d = min(r["ell_d"] for r in rows)
     cube_fit = [c for c in cube if c["ell_star"] is not None and c["off_integer"] <= COUNT_INTEGER_TOL
                 and c["ell_min"] is not None and c["ell"] >= c["ell_min"]]
     vol = [r["per_message_volume"] / r["unit_ball"] for r in rows]
-    one_exponent = bool(vol) and all(0.5 <= v <= 2 for v in vol)
+    one_exponent = bool(vol) and all(1 / COUNT_FACTOR <= v <= COUNT_FACTOR for v in vol)
     if cube_fit and one_exponent:
         verdict = "verified"
     elif cube_fit:
@@ -300,6 +310,7 @@ def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
     else:
         ctext = (f"The two centre counts differ in exponent: M/(γ/ℓ)^d is {_span_text(vol) if vol else 'not measured'} times V_d, "
                  "so the spacing grows with β and only (b√β/L)^d counts the centres.")
+    window, window_hi = f"{number_text(1 / COUNT_FACTOR)} <=", f"<= {number_text(COUNT_FACTOR)}"
     rd = "; ".join(f"d = {r['d']} (ε = {r['eps']:g}, ℓ = {r['ell']}): β ≈ {_sci(r['beta'])}, "
                    f"10^{r['log10_tokens']:,.0f} tokens" for r in rows)
     return Verdict("AR-count", verdict,
@@ -314,7 +325,9 @@ def check_ar_count(scale=None, seed: int = 0, data=None) -> Verdict:
                                 min_ell_d=ell_d, volume_ratio=[min(vol, default=float("nan")),
                                                                max(vol, default=float("nan"))],
                                 one_exponent=one_exponent),
-                   thresholds=dict(cube=f"17,850,625 = (2m+1)^d and |ℓ* − ℓ| <= {COUNT_INTEGER_TOL} with integer "
-                                        "ℓ >= ℓ_min", loose="0.5 <= log10 tokens / 88946 <= 2 (book's construction)",
-                                   centres="0.5 <= M/(γ/ℓ)^d / V_d <= 2 at the grid's largest β"),
+                   thresholds=dict(cube=f"{number_text(SEED_STATES)} = (2m+1)^d and |ℓ* − ℓ| <= {COUNT_INTEGER_TOL} "
+                                        "with integer ℓ >= ℓ_min",
+                                   loose=f"{window} log10 tokens / {number_text(SEED_LOG10_TOKENS)} {window_hi} (book's "
+                                         "construction)",
+                                   centres=f"{window} M/(γ/ℓ)^d / V_d {window_hi} at the grid's largest β"),
                    scale=p["scale"])

@@ -17,7 +17,7 @@ from ..logits import softmax
 from ..perturbation import chain_bounds, chain_measure, two_key_instance
 from .cache import memoize
 from .stats import fit_slope
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .softmax_stability import PRESETS  # noqa: F401 (the page reads them from this module)
 from .softmax_stability import KINDS, VIOLATION_TOL, _kind, _log_axis, _positive, _scale_p
 
@@ -81,7 +81,7 @@ def chain_slopes(rows, key="r_A_fro"):
 
 
 def check_pda_chain(scale=None, seed=0, data=None) -> Verdict:
-    """PDA-chain: refuted if any printed link is exceeded (ratio > 1 + 1e-9); loose if every link holds,
+    """PDA-chain: refuted if any printed link is exceeded (ratio > 1 + VIOLATION_TOL); loose if every link holds,
     the sharper forms (2tanh(ε/2), √(2L)·tanh(ε/2), the spread ρ_V of V, the spectral norm) hold too, and
     no printed link is ever more than half used (ratio ≤ 1/2); else verified."""
     p = _scale_p(scale)
@@ -123,15 +123,22 @@ def check_pda_chain(scale=None, seed=0, data=None) -> Verdict:
 
 
 # --------------------------------------------------------------------------- PDA-sqrtL
+#: PDA-sqrtL: the search must reach (1 − SQRTL_REACH)·b, the two-key instance come within SQRTL_TWO_KEY_TOL·b of b.
+SQRTL_REACH = 1e-3
+SQRTL_TWO_KEY_TOL = 1e-6
+#: PDA-sqrtL: the confidence of the t-interval of the mean slope on the real heads.
+SQRTL_CONFIDENCE = 0.95
 #: The rule of PDA-sqrtL, fixed before the run (:func:`sqrtl_verdict`). r = ‖A − Ã‖_F/(2ε√L).
 SQRTL_RULE = dict(
     bound="the exact worst case of r is b = √2·tanh(ε/2)/(2ε) at every L (a zero-sum row has ‖·‖₂ ≤ ‖·‖₁/√2 and "
-          "‖·‖₁ ≤ 2·tanh(ε/2)); a search value above b(1 + 1e-9) is a contradiction and refutes",
-    worst_case="the √L holds in the worst case: the multi-start search reaches at least (1 − 1e-3)·b at every L "
-               "searched and the two-key instance keeps r within 1e-6 of b at every L of the chain",
+          f"‖·‖₁ ≤ 2·tanh(ε/2)); a search value above b(1 + {number_text(VIOLATION_TOL)}) is a contradiction and "
+          "refutes",
+    worst_case="the √L holds in the worst case: the multi-start search reaches at least (1 − "
+               f"{number_text(SQRTL_REACH)})·b at every L searched and the two-key instance keeps r within "
+               f"{number_text(SQRTL_TWO_KEY_TOL)} of b at every L of the chain",
     typical="the amplification is far smaller than √L for real attention: the mean over the 144 real-head series "
             "(72 MiniLM heads × 2 texts, n = 64, 128, 256, random-sign logit errors ±ε) of the fitted slope of "
-            "log r in log n has its 95% t-interval below 0",
+            f"log r in log n has its {number_text(SQRTL_CONFIDENCE, percent=True)} t-interval below 0",
     verified="worst case attained and typical true on the real heads",
     corrected="worst case attained, typical false on the real heads but true for diffuse (Gaussian, β = 1/√d) "
               "attention (slope interval below 0)",
@@ -231,8 +238,9 @@ def check_pda_sqrtl(scale=None, seed=0, data=None) -> Verdict:
     b = math.sqrt(2) * math.tanh(sq["eps"] / 2) / (2 * sq["eps"])
     sups = [r["sup"] for r in sq["worst"]]
     exceeded = max(sups) > b * (1 + VIOLATION_TOL)
-    worst_ok = min(sups) >= (1 - 1e-3) * b and all(abs(r["r"] - b) <= 1e-6 * b for r in sq["two_key"])
-    real = _mean_slope_ci([r["slope"] for r in sq["real"]])
+    worst_ok = min(sups) >= (1 - SQRTL_REACH) * b and all(abs(r["r"] - b) <= SQRTL_TWO_KEY_TOL * b
+                                                          for r in sq["two_key"])
+    real = _mean_slope_ci([r["slope"] for r in sq["real"]], SQRTL_CONFIDENCE)
     med = [float(np.median([r["r"][i] for r in sq["real"]])) for i in range(len(sq["real"][0]["n"]))]
     ns = sq["real"][0]["n"]
     sl = {(s["kind"]): s for s in chain_slopes(ch, "r_A_fro") if s["perturbation"] == "random"}

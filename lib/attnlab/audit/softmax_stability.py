@@ -242,7 +242,7 @@ def check_pda_lip(scale=None, seed=0, data=None) -> Verdict:
 
 
 def check_ar_tanh(scale=None, seed=0, data=None) -> Verdict:
-    """AR-tanh: refuted if a ratio exceeds 1 + 1e-9; verified if moreover the bound is attained (ratio
+    """AR-tanh: refuted if a ratio exceeds 1 + VIOLATION_TOL; verified if moreover the bound is attained (ratio
     within 1e-6 of 1) by the search and the sharp instances; loose if it holds but is never attained."""
     p = _scale_p(scale)
     data = tanh_experiment(p, seed) if data is None else data

@@ -24,7 +24,7 @@ from ..logits import softmax
 from ..spectrum import (envelope_constant, powerlaw_fit, powerlaw_tail_bound, tail_norm)
 from .cache import memoize
 from .scale import preset
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 
 __all__ = [
     "PRESETS",
@@ -117,22 +117,38 @@ PARAMETERS = {
     "rsvd_count_L": "lengths L of the operation counts",
 }
 
+#: PDA-rsvd: the randomized SVD that decides (pda_attention's default oversampling p and power iterations q), and
+#: the largest excess δ over Eckart–Young that counts as the equality.
+RSVD_P, RSVD_Q = 10, 2
+RSVD_EQUAL_TOL = 1e-6
+#: LR-sparse, LR-onehot, LR-mercer: a span is of very low dimension if it needs at most L/LOW_SPAN_DIVISOR
+#: singular values (at that rank a factorisation stores a quarter of the dense matrix).
+LOW_SPAN_DIVISOR = 8
+#: LR-mercer: the tutorial's length (l. 62), and the least width at which the sample trace has finite variance.
+MERCER_L = 1024
+MERCER_FINITE_VARIANCE_D = 16
+#: LR-kdk (iii): the upper certificate at the largest L must not exceed its value at L/KDK_PLATEAU_RATIO.
+KDK_PLATEAU_RATIO = 4
+_LOW = f"L/{LOW_SPAN_DIVISOR}"
+
+
 #: The decision rules, stated before the runs that decide them (also in the checks' docstrings and the chapter).
 RULES = {
     "LR-onehot": (
         "Decided on the one-hot limit t → ∞, where every row is exactly the indicator of its argmax key "
         "(no temperature grid: its singular values are sqrt(c_j), c_j the rows choosing key j, so k₉₀ is exact), for "
         "each input family at L = onehot_n, d = onehot_d, and on a permutation matrix. A case spans 'a space of very "
-        "low dimension' if its k₉₀ ≤ L/8 (the threshold of LR-sparse). refuted if more than half of the cases have "
-        "k₉₀ > L/8, verified if none has, corrected otherwise (the span is low only where the rows share a few keys)."),
+        f"low dimension' if its k₉₀ ≤ {_LOW} (the threshold of LR-sparse). refuted if more than half of the cases "
+        f"have k₉₀ > {_LOW}, verified if none has, corrected otherwise (the span is low only where the rows share a few keys)."),
     "LR-mercer": (
         "Decided on the Mercer eigenvalues themselves: for x ~ N(0, I_d) the integral operator of exp(x.y/sqrt d) has "
         "the eigenvalue (1 − ρ)ᵈ Tᵈ ρᵖ with multiplicity C(p + d − 1, d − 1) on the polynomials of degree p "
         "(Mehler), so N90(d), the number of eigenvalues holding 90% of the trace, is exact (infinite for d <= 4, "
-        "where the trace diverges). A width decays fast enough for low rank if N90(d) <= 1024/8 = 128 (the "
-        "tutorial's length, l. 62, and the L/8 threshold of LR-sparse). verified if every width of mercer_widths "
-        "does; refuted if none does and the kernel matrices of the largest n, at every measured width d > 16 (where "
-        "the sample trace has finite variance), need more than n/8 eigenvalues for 90% of their trace (median over "
+        f"where the trace diverges). A width decays fast enough for low rank if N90(d) <= {MERCER_L}/{LOW_SPAN_DIVISOR} "
+        f"= {number_text(MERCER_L // LOW_SPAN_DIVISOR)} (the tutorial's length, l. 62, and the {_LOW} threshold of "
+        "LR-sparse). verified if every width of mercer_widths does; refuted if none does and the kernel matrices of "
+        f"the largest n, at every measured width d > {MERCER_FINITE_VARIANCE_D} (where the sample trace has finite "
+        f"variance), need more than n/{LOW_SPAN_DIVISOR} eigenvalues for 90% of their trace (median over "
         "draws); corrected otherwise."),
     "LR-kdk": (
         "At fixed d_k (kdk_d), on bounded inputs (queries and keys uniform on a sphere, logits at most g*sqrt(d_k) "
@@ -140,15 +156,17 @@ RULES = {
         "(row-l1 error <= kdk_eps) bracketed by the lower and the upper (svd) certificates. (i) 'because rank(QKᵀ) "
         "<= d_k' fails where rank A > d_k; (ii) 'only on d_k' fails where a lower certificate exceeds d_k, or at one "
         "d_k and L the lower certificate at one scale exceeds the upper certificate at another; (iii) 'not on n' "
-        "holds if at g = 1 the upper certificate at the largest L is at most its value at L/4 for every d_k (an "
+        f"holds if at g = 1 the upper certificate at the largest L is at most its value at L/{KDK_PLATEAU_RATIO} for "
+        "every d_k (an "
         "n-free eps-rank, as the approximation-rank notes's upper law guarantees for bounded logits). refuted if (iii) "
         "fails; verified if (i), (ii) and (iii) hold; corrected if (iii) holds and (i) or (ii) fails."),
     "PDA-rsvd": (
         "On PDA's matrix A~ = softmax((QP)(KP)^T/sqrt d) (Gaussian Q, K, d = 64, m = 128, L = rsvd_L, r = rsvd_r): "
         "delta = ||A~ - A~_r(randomized)||_F / sqrt(sum_{k>r} sigma_k^2) - 1 for the library's randomized SVD at "
-        "p = 10, q = 2 (pda_attention's default; q = 0 and 1 reported beside it), and exact flop counts: the "
-        "draft's price L^2 r log2 r + L r^2, the randomized SVD's own count, and at least 8L^3/3 for an exact "
-        "truncation (the bidiagonalisation of any dense SVD). verified if delta <= 1e-6 or 8L^3/3 <= the price "
+        f"p = {RSVD_P}, q = {RSVD_Q} (pda_attention's default; q = 0 and 1 reported beside it), and exact flop counts: "
+        "the draft's price L^2 r log2 r + L r^2, the randomized SVD's own count, and at least 8L^3/3 for an exact "
+        f"truncation (the bidiagonalisation of any dense SVD). verified if delta <= {number_text(RSVD_EQUAL_TOL)} or "
+        "8L^3/3 <= the price "
         "(one algorithm meets both analyses); corrected if not but delta < 1 (Thm 3.8 holds with its low-rank term "
         "times 1 + delta at a randomized cost within a constant of the price); refuted if delta >= 1."),
 }
@@ -375,10 +393,10 @@ def check_pda_rsvd(scale=None, seed: int = 0, data=None) -> Verdict:
     p = preset(PRESETS, scale)
     x = rsvd_experiment(p, seed) if data is None else data
     L, r = x["L"], x["r"]
-    main = next(u for u in x["runs"] if u["p"] == 10 and u["q"] == 2)
+    main = next(u for u in x["runs"] if u["p"] == RSVD_P and u["q"] == RSVD_Q)
     delta = main["ratio"] - 1
     exact_fits = exact_svd_flops(L)["values_only"] <= priced_flops(L, r)
-    if delta <= 1e-6 or exact_fits:
+    if delta <= RSVD_EQUAL_TOL or exact_fits:
         verdict = "verified"
     elif delta < 1:
         verdict = "corrected"
@@ -389,7 +407,7 @@ def check_pda_rsvd(scale=None, seed: int = 0, data=None) -> Verdict:
     runs = ", ".join(f"{u['ratio']:.3f}× at p = {u['p']}, q = {u['q']}" for u in x["runs"])
     return Verdict(
         "PDA-rsvd", verdict,
-        f"The priced randomized SVD misses Eckart–Young by {delta:.2%} (p = 10, q = 2, L = {L}, r = {r}); the exact "
+        f"The priced randomized SVD misses Eckart–Young by {delta:.2%} (p = {RSVD_P}, q = {RSVD_Q}, L = {L}, r = {r}); the exact "
         f"truncation costs {over:.0f}× the price. "
         + ("Thm 3.8 holds for the priced algorithm only with its low-rank term times 1 + δ. " if verdict == "corrected"
            else "the analysis and the price describe one algorithm. " if verdict == "verified"
@@ -401,7 +419,7 @@ def check_pda_rsvd(scale=None, seed: int = 0, data=None) -> Verdict:
         f"L > {crossover:.0f}.",
         numbers=dict(L=L, r=r, delta=delta, runs=x["runs"], optimum=x["optimum"], exact_over_priced=over,
                      crossover_L=crossover, counts=x["counts"]),
-        thresholds=dict(rule=RULES["PDA-rsvd"], equality="δ ≤ 1e-6", repairable="δ < 1"),
+        thresholds=dict(rule=RULES["PDA-rsvd"], equality=f"δ ≤ {number_text(RSVD_EQUAL_TOL)}", repairable="δ < 1"),
         scale=p["scale"])
 
 

@@ -16,9 +16,9 @@ from .._validate import positive_int
 from ..spectrum import energy_count, softmax_kernel
 from .cache import memoize
 from .scale import preset
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .spectrum import PARAMETERS  # noqa: F401 (the page reads them from this module)
-from .spectrum import PRESETS, RULES, _num, readable
+from .spectrum import LOW_SPAN_DIVISOR, MERCER_FINITE_VARIANCE_D, MERCER_L, PRESETS, RULES, _num, readable
 
 __all__ = [
     "plot_mercer",
@@ -67,15 +67,19 @@ def kernel_experiment(p: dict, seed: int):
     return rows, dict(n=n, d=d, adversarial_min_rel=adv, near_duplicate_min_rel=float(ev[0] / ev[-1]))
 
 
+#: LR-kernel: the most negative λ_min/λ_max that counts as rounding.
+PSD_TOL = 1e-12
+
+
 def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for LR-kernel: kernel matrices exp(XXᵀ/√d) have no eigenvalue below −(rounding)."""
     p = preset(PRESETS, scale)
     rows, adv = kernel_experiment(p, seed) if data is None else data
-    tol = -1e-12
+    tol = -PSD_TOL
     min_rand = min(r["min_rel"] for r in rows)
     min_adv = min(adv["adversarial_min_rel"])
     ok = min_rand >= tol and min_adv >= tol and adv["near_duplicate_min_rel"] >= tol
-    neg_cross = sum(r["cross_min_real_rel"] < -1e-12 or r["cross_complex"] > 0 for r in rows)
+    neg_cross = sum(r["cross_min_real_rel"] < tol or r["cross_complex"] > 0 for r in rows)
     return Verdict(
         "LR-kernel", "verified" if ok else "refuted",
         (f"exp(XXᵀ/√d) was positive semi-definite in every test: smallest λ_min/λ_max "
@@ -88,7 +92,7 @@ def check_lr_kernel(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{len(rows)} draws.",
         numbers=dict(matrices=len(rows), min_rel_random=min_rand, min_rel_adversarial=min_adv,
                      near_duplicate=adv["near_duplicate_min_rel"], cross_not_psd=neg_cross),
-        thresholds=dict(psd="λ_min/λ_max >= -1e-12 (rounding)"),
+        thresholds=dict(psd=f"λ_min/λ_max >= {number_text(tol)} (rounding)"),
         scale=p["scale"])
 
 
@@ -154,13 +158,13 @@ def check_lr_mercer(scale=None, seed: int = 0, data=None) -> Verdict:
     enough to make attention-sized matrices low-rank?"""
     p = preset(PRESETS, scale)
     exact, gram = mercer_experiment(p, seed) if data is None else data
-    limit = 1024 / 8
+    limit = MERCER_L / LOW_SPAN_DIVISOR
     fast = [e for e in exact if e["count"] <= limit]
     n_max = max(g["n"] for g in gram)
     med = {d: float(np.median([g["k90"] / g["n"] for g in gram if g["d"] == d and g["n"] == n_max]))
            for d in sorted({g["d"] for g in gram})}
-    finite_var = {d: v for d, v in med.items() if d > 16}
-    gram_high = bool(finite_var) and all(v > 1 / 8 for v in finite_var.values())
+    finite_var = {d: v for d, v in med.items() if d > MERCER_FINITE_VARIANCE_D}
+    gram_high = bool(finite_var) and all(v > 1 / LOW_SPAN_DIVISOR for v in finite_var.values())
     if len(fast) == len(exact):
         verdict = "verified"
     elif not fast and gram_high:
@@ -172,21 +176,23 @@ def check_lr_mercer(scale=None, seed: int = 0, data=None) -> Verdict:
     hi = max(fin, key=lambda e: e["d"]) if fin else None
     ref = next((e for e in fin if e["d"] == 64), hi)
     gtxt = "; ".join(f"d = {d}: {v:.0%} of n" for d, v in med.items())
+    fast_txt = f"{MERCER_L}/{LOW_SPAN_DIVISOR} = {number_text(int(limit))}"
     return Verdict(
         "LR-mercer", verdict,
         (f"90% of the softmax kernel's Mercer trace needs {readable(lo['count'])} eigenvalues at d = {lo['d']} and "
-         f"{readable(ref['count'])} at d = {ref['d']}, against 1024/8 = 128"
+         f"{readable(ref['count'])} at d = {ref['d']}, against {fast_txt}"
          + (": the multiplicities outgrow the decay. " if verdict != "verified" else ": fast at every width. ")
          if lo else "No width has a finite Mercer trace. ")
-        + f"Exact (Gaussian inputs, n → ∞): {len(fast)} of {len(exact)} widths reach 90% within 128 eigenvalues; "
+        + f"Exact (Gaussian inputs, n → ∞): {len(fast)} of {len(exact)} widths reach 90% within {number_text(int(limit))} eigenvalues; "
         f"the trace diverges for d ≤ 4, and the top eigenvalue holds "
         + (f"{lo['top_share']:.1%} (d = {lo['d']}) to {_num(hi['top_share'])} (d = {hi['d']})" if lo else "–")
         + f". Kernel matrices of {n_max} Gaussian points need (median) {gtxt} for 90% of their trace.",
         numbers=dict(exact=[{k: (str(v) if (isinstance(v, int) and v > 2**53) or v == math.inf else v)
                              for k, v in e.items()} for e in exact],
                      fast_widths=[e["d"] for e in fast], gram_median_fraction=med, n_max=n_max),
-        thresholds=dict(rule=RULES["LR-mercer"], fast="Mercer 90% count ≤ 128 = 1024/8",
-                        gram_high="median k₉₀/n > 1/8 at the largest n, widths d > 16"),
+        thresholds=dict(rule=RULES["LR-mercer"], fast=f"Mercer 90% count ≤ {number_text(int(limit))} = {MERCER_L}/{LOW_SPAN_DIVISOR}",
+                        gram_high=f"median k₉₀/n > 1/{LOW_SPAN_DIVISOR} at the largest n, widths "
+                                  f"d > {MERCER_FINITE_VARIANCE_D}"),
         scale=p["scale"])
 
 

@@ -19,9 +19,9 @@ from ..rank_certificates import rank_lower_certificate, rank_upper_certificate
 from ..spectrum import energy_count, singular_values
 from .cache import memoize
 from .scale import preset
-from .verdict import Verdict
+from .verdict import Verdict, number_text
 from .spectrum import PARAMETERS  # noqa: F401 (the page reads them from this module)
-from .spectrum import PRESETS, RULES, _pct_range, _tidy_log_axes
+from .spectrum import KDK_PLATEAU_RATIO, LOW_SPAN_DIVISOR, PRESETS, RULES, _pct_range, _tidy_log_axes
 
 from .spectrum_rank import rank_experiment
 __all__ = [
@@ -135,16 +135,18 @@ def sparse_experiment(p: dict, seed: int):
 def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for LR-sparse: is the seed's sparse attention matrix (each token attends to 3–5 others) low-rank?
 
-    Rule, fixed before the run: call a case *high-rank* if k90 > n/8 or the lower certificate proves that row-ℓ1
-    error ≤ ε needs rank > n/8, and *low-rank* if k90 ≤ n/8 and the upper certificate reaches ε with rank ≤ n/8
-    (at rank n/8 a factorisation stores a quarter of the dense matrix, and 2n/8 numbers per row against 3–5 for
-    the sparse matrix itself). Refuted if more than half of the cases (pattern × realisation) are high-rank;
-    verified if all are low-rank; corrected otherwise (it holds for some patterns only).
+    Rule, fixed before the run, with c = :data:`~attnlab.audit.spectrum.LOW_SPAN_DIVISOR`: call a case *high-rank*
+    if k90 > n/c or the lower certificate proves that row-ℓ1 error ≤ ε needs rank > n/c, and *low-rank* if k90 ≤ n/c
+    and the upper certificate reaches ε with rank ≤ n/c (at rank n/8 a factorisation stores a quarter of the dense
+    matrix, and 2n/8 numbers per row against 3–5 for the sparse matrix itself). Refuted if more than half of the
+    cases (pattern × realisation) are high-rank; verified if all are low-rank; corrected otherwise (it holds for
+    some patterns only).
     """
     p = preset(PRESETS, scale)
     rows = sparse_experiment(p, seed) if data is None else data
-    high = [r for r in rows if r["k90"] > r["n"] / 8 or r["r_lower"] > r["n"] / 8]
-    low = [r for r in rows if r["k90"] <= r["n"] / 8 and r["r_upper"] <= r["n"] / 8]
+    c = LOW_SPAN_DIVISOR
+    high = [r for r in rows if r["k90"] > r["n"] / c or r["r_lower"] > r["n"] / c]
+    low = [r for r in rows if r["k90"] <= r["n"] / c and r["r_upper"] <= r["n"] / c]
     if len(high) > len(rows) / 2:
         verdict = "refuted"
     elif len(low) == len(rows):
@@ -160,7 +162,7 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "LR-sparse", verdict,
         f"{len(high)} of {len(rows)} cases of the seed's scenario (L = {n}, 3–5 attended keys per token) need "
-        f"rank > L/8 = {n / 8:.0f}" + (": sparse attention is not low-rank attention. " if verdict == "refuted" else ". ")
+        f"rank > L/{c} = {n / c:.0f}" + (": sparse attention is not low-rank attention. " if verdict == "refuted" else ". ")
         + f"High-rank patterns (ideal or softmax): {', '.join(names(high)) or 'none'}"
         + (f", with k₉₀ at {_pct_range(k90_high)} of L" if high else "")
         + f"; {len(low)} cases are low-rank ({', '.join(names(low)) or 'none'}: few distinct attended keys); "
@@ -171,8 +173,8 @@ def check_lr_sparse(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(n=n, cases=len(rows), high_rank=len(high), low_rank=len(low),
                      per_case={f"{r['pattern']} {r['realisation']}": dict(k90=r["k90"], r_lower=r["r_lower"],
                                                                            r_upper=r["r_upper"]) for r in rows}),
-        thresholds=dict(high="k₉₀ > L/8 or lower certificate (row-ℓ1 ≤ ε) > L/8",
-                        low="k₉₀ ≤ L/8 and upper certificate (row-ℓ1 ≤ ε) ≤ L/8",
+        thresholds=dict(high=f"k₉₀ > L/{c} or lower certificate (row-ℓ1 ≤ ε) > L/{c}",
+                        low=f"k₉₀ ≤ L/{c} and upper certificate (row-ℓ1 ≤ ε) ≤ L/{c}",
                         refuted="more than half of the cases high-rank", verified="every case low-rank",
                         corrected="otherwise"),
         scale=p["scale"])
@@ -196,29 +198,35 @@ def wide_table(rows):
     return out
 
 
+#: LR-wide: the wide case's spectrum "still decays fast" if its median position λ between d ≪ L and flat is below this.
+WIDE_LAMBDA = 0.5
+
+
 def check_lr_wide(scale=None, seed: int = 0, data=None) -> Verdict:
     r"""Verdict for LR-wide: with d_k ≥ n, do the demo's singular values "still decay fast"?
 
     Quantity, fixed before the run: the fraction k90/n of singular values that hold 90% of the energy (median over
     draws), for d ≥ n, for d ≤ n/8 (the demo's "d_k ≪ n") and for a flat spectrum (⌈0.9n⌉/n); the position
     λ = (wide − narrow)/(flat − narrow) of the wide case between the two, per n, and its median over n. Verified if
-    λ < 1/2 (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise. Size-free: k90/n.
+    λ < :data:`WIDE_LAMBDA` (closer to the fast decay of d ≪ n than to a flat spectrum), refuted otherwise.
+    Size-free: k90/n.
     """
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
     tab = wide_table(rows)
     t = float(np.median([x["t"] for x in tab]))
-    verdict = "verified" if t < 0.5 else "refuted"
+    verdict = "verified" if t < WIDE_LAMBDA else "refuted"
     return Verdict(
         "LR-wide", verdict,
         f"With d_k ≥ L the demo's spectrum sits at λ = {t:.2f} of the way from the d_k ≪ L case to a flat one: "
-        f"{'closer to fast decay' if t < 0.5 else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
+        f"{'closer to fast decay' if t < WIDE_LAMBDA else 'closer to flat than to fast decay'}. Demo inputs (Gaussian "
         f"Q, K, softmax(QKᵀ/√d_k)): with d_k ≥ L, 90% of the energy needs "
         f"{_pct_range([x['wide'] for x in tab])} of the singular values, against "
         f"{_pct_range([x['narrow'] for x in tab])} for d_k ≤ L/8 and 90% for a flat "
         f"spectrum (λ is the median over L = {', '.join(str(x['n']) for x in tab)}).",
         numbers=dict(t_median=t, per_n={str(x["n"]): x for x in tab}),
-        thresholds=dict(verified="median over L of λ < 0.5", refuted="λ ≥ 0.5",
+        thresholds=dict(verified=f"median over L of λ < {number_text(WIDE_LAMBDA)}",
+                        refuted=f"λ ≥ {number_text(WIDE_LAMBDA)}",
                         t="(k₉₀/L at d ≥ L − k₉₀/L at d ≤ L/8) / (⌈0.9L⌉/L − k₉₀/L at d ≤ L/8)"),
         scale=p["scale"])
 
@@ -260,7 +268,7 @@ def check_lr_kdk(scale=None, seed: int = 0, data=None) -> Verdict:
     rows = kdk_experiment(p, seed) if data is None else data
     ns = sorted({r["n"] for r in rows})
     n_max, n_min = ns[-1], ns[0]
-    n_quarter = max([n for n in ns if n <= n_max / 4] or [n_min])
+    n_quarter = max([n for n in ns if n <= n_max / KDK_PLATEAU_RATIO] or [n_min])
     g_std = min(r["g"] for r in rows)
     at = {(r["d"], r["g"], r["n"]): r for r in rows}
     ds, gs = sorted({r["d"] for r in rows}), sorted({r["g"] for r in rows})

@@ -13,7 +13,8 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["VERDICTS", "VERDICT_STYLE", "Verdict", "badge_html", "headline_of", "numbers_html", "summary_html", "sci", "readable"]
+__all__ = ["VERDICTS", "VERDICT_STYLE", "Verdict", "badge_html", "headline_of", "numbers_html", "summary_html", "sci", "readable",
+           "number_text"]
 
 #: Verdicts of ``claims.md``, plus ``pending`` for claims no chapter checks yet.
 VERDICTS = {
@@ -116,6 +117,28 @@ def format_float(v: float, digits: int = 4) -> str:
     if abs(v) >= 10 ** (digits - 1):
         return f"{round(v):,}"
     return f"{v:.{digits}g}"
+
+
+def number_text(v: float, *, percent: bool = False) -> str:
+    """A constant of a check's rule as its texts write it, by the rule of the verdicts' numbers tables: an integer
+    with thousands separators, a float by :func:`format_float` (``1e-12`` as 10⁻¹², ``0.05`` as 0.05), with the minus
+    sign −; with ``percent``, ``v`` as a percentage (``0.01`` as 1%).
+
+    A decision threshold is one named constant: the check compares with it and its ``thresholds`` and summary texts
+    format it with this function, so that the two cannot drift apart (``tests/audit/test_thresholds.py``).
+
+    Examples
+    --------
+    >>> from attnlab.audit.verdict import number_text
+    >>> ATTAIN_TOL = 1e-12
+    >>> f"attained error <= {number_text(ATTAIN_TOL)}", number_text(17_850_625), number_text(0.1, percent=True)
+    ('attained error <= 10⁻¹²', '17,850,625', '10%')
+    """
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"v must be an int or a float, got {type(v).__name__}")
+    if percent:
+        return number_text(round(100 * v, 10)) + "%"
+    return (f"{v:,}" if isinstance(v, int) else format_float(v, 4)).replace("-", "−")
 
 
 @dataclass
