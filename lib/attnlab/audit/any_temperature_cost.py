@@ -14,10 +14,11 @@ import attnlab
 from attnlab import subquadratic as sq
 
 from .any_temperature import (PARAMETER_LABELS, PRESETS, _best, _loadavg, _num, count_experiment, count_slopes,
-                              envelope, exact_rows, fit_time)
+                              envelope, exact_rows, fit_time, guarantee_experiment, precision_experiment)
 from .cache import memoize
 
 __all__ = ["PRESETS", "PARAMETER_LABELS", "count_experiment", "count_slopes", "envelope", "fit_time",
+           "guarantee_experiment", "precision_experiment",
            "timing_experiment", "load_benchmark", "speedup", "plot_timing", "_num"]
 
 
