@@ -143,9 +143,11 @@ def check_at_log2(scale=None, seed: int = 0, data=None) -> Verdict:
     summary = " ".join(x for x in (head, detail.strip(), how) if x)
     return Verdict(
         "AT-log2", verdict, _tidy(summary),
-        numbers=dict(e_log2_sq=out["e_log2_sq"], counterexample=ce, printed=out["printed"], sqrt=out["sqrt"],
-                     dup=out["dup"], B_printed=out["B_printed"], B_sqrt=out["B_sqrt"], B_dup=out["B_dup"],
-                     d=out["d"], d_dup=out["d_dup"], e_dup=out["e_dup"], values=vals),
+        numbers=dict(e_log2_sq=out["e_log2_sq"], counterexample=ce, rows=out["printed"]["total"],
+                     misdecided_printed=out["printed"]["errors"], misdecided_sqrt=out["sqrt"]["errors"],
+                     misdecided_dup=out["dup"]["errors"], B_printed=out["B_printed"], B_sqrt=out["B_sqrt"],
+                     B_dup=out["B_dup"], d=out["d"], d_dup=out["d_dup"], e_dup=out["e_dup"],
+                     values_max_diff=vals["max_diff"] if vals else None),
         thresholds=dict(rule=RULES["AT-log2"],
                         wrong=f"|e^((log 2)²) − 2| > {_tol(LOG2_TOL)} and a parity counterexample exists"),
         scale=p["scale"])

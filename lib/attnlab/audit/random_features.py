@@ -397,14 +397,12 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{worst_err:.0%}.")
     return Verdict("LR-favor", verdict, summ,
                    numbers=dict(parts=parts, notes=notes, unbiased_cases=len(unb), unbiased_missed=len(miss),
-                                unit_biased=len(unit_biased), unit_cases=len(unit), unit_theory_ok=unit_theory_ok,
+                                unit_biased=len(unit_biased), unit_cases=len(unit),
                                 var_ratio_min=min(ratios.values()), var_ratio_max=max(ratios.values()),
                                 orth_better=len(better), orth_worse=len(worse),
                                 orth_var_formula_ok=ok_orth, orth_var_cases=len(ocases),
-                                var_ratio_small_m=[min(small.values()), max(small.values())] if small else [],
-                                iid_var_formula_ok=ok_var, iid_var_cases=len(vcases), ratio_227=ids["ratio_227"],
-                                untested_cases=len(krows) - len(tested),
-                                bonferroni_z=z),
+                                iid_var_formula_ok=ok_var, iid_var_cases=len(vcases),
+                                untested_cases=len(krows) - len(tested), bonferroni_z=z),
                    thresholds=dict(unbiased=f"Bonferroni {1 - 2 * FAVOR_TAIL:.0%} interval of the mean ratio "
                                             "contains 1 in every case",
                                    mean_s2=MEAN_S2, var_s2=VAR_S2,
