@@ -132,8 +132,8 @@ def check_at_maxip(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-maxip: "a sufficiently large constant C₀" against the analytic fact that n keys tied at the
     maximum misdecode once n > e^{C₀/2}, run at that n for every C₀ of the sweep.
 
-    Rule (stated before the run): refuted if some setting with C₀ > 2 ln n + 1/2 misdecodes (random or tied keys), or a
-    tied instance below its threshold (ln n + 2 ln(1+η) < C₀/2) misdecodes, or SymPy does not give the gap
+    Rule (stated before the run): refuted if some setting with C₀ > 2 ln n + ``MAXIP_MARGIN`` misdecodes (random or tied
+    keys), or a tied instance below its threshold (ln n + 2 ln(1+η) < C₀/2) misdecodes, or SymPy does not give the gap
     ln n/C₀ and the threshold n = e^{C₀/2}; otherwise corrected if the tied instance at n* = ⌊e^{C₀/2}⌋ + 1
     misdecodes for every C₀ (no constant works for all n; C₀ > 2 ln n does), verified if it decodes for some C₀
     (that constant would survive the worst case).
@@ -191,7 +191,7 @@ def check_at_maxip(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 def check_at_ov(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-ov: o_i ≤ 1/6 without an orthogonal partner, ≥ 2/3 with one."""
+    """Verdict for AT-ov: o_i ≤ 1/6 without an orthogonal partner, ≥ 2/3 with one (each up to ``OV_TOL``)."""
     p = preset(PRESETS, scale)
     rows = ov_experiment(p, seed) if data is None else data
     no = max(r["max_o_without"] for r in rows if r["rows_without"])
