@@ -1,8 +1,10 @@
 """Evidence for chapter 09 (attention at any temperature): AT-1d, AT-fixed-d, AT-cancel and AT-bigd of the any-temperature notes.
 
-Experiments (memoized), fits, the four checks and the figures. The evidence of the section page
-``notebooks/09-any-temperature-fixed-d.ipynb`` (AT-fixed-d, AT-bigd) is :mod:`attnlab.audit.any_temperature_fixed_d`,
-re-exported here. The algorithms are in :mod:`attnlab.subquadratic`.
+Experiments (memoized), fits, the check of AT-1d and the figures. The evidence of the section pages
+``notebooks/09-any-temperature-cost.ipynb`` (the timings beside AT-1d's counts),
+``notebooks/09-any-temperature-cancel.ipynb`` (AT-cancel) and ``notebooks/09-any-temperature-fixed-d.ipynb``
+(AT-fixed-d, AT-bigd) is :mod:`attnlab.audit.any_temperature_cost`, :mod:`attnlab.audit.any_temperature_cancel` and
+:mod:`attnlab.audit.any_temperature_fixed_d`, re-exported here. The algorithms are in :mod:`attnlab.subquadratic`.
 Every error is measured against exact attention computed row by row in extended precision (``np.longdouble``, or
 mpmath where stated) from the same inputs. Cost claims are decided by exact operation and oracle-call counts; CPU
 timings (best of a few runs on this shared machine) are shown beside them as illustration only.
@@ -10,13 +12,11 @@ timings (best of a few runs on this shared machine) are shown beside them as ill
 from __future__ import annotations
 
 import functools
-import json
 import math
 import time
 
 import numpy as np
 
-import attnlab
 from attnlab import subquadratic as sq
 
 from .cache import memoize
@@ -24,10 +24,10 @@ from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "PARAMETER_LABELS", "FAMILIES", "load_benchmark", "exact_rows", "make_case", "guarantee_experiment",
-           "degree_experiment", "budget_experiment", "range_experiment", "timing_experiment", "fit_time", "speedup", "check_at_1d", "count_experiment", "count_slopes", "envelope", "adversarial_keys",
+__all__ = ["PRESETS", "PARAMETER_LABELS", "FAMILIES", "exact_rows", "make_case", "guarantee_experiment",
+           "degree_experiment", "budget_experiment", "range_experiment", "fit_time", "check_at_1d", "count_experiment", "count_slopes", "envelope", "adversarial_keys",
            "algorithm1_mp", "exact_rows_mp", "precision_experiment", "bits_needed", "OFFSET_EPS",
-           "plot_guarantee", "plot_timing", "plot_degree", "RULES"]
+           "plot_guarantee", "plot_degree", "RULES"]
 
 PRESETS = {
     "smoke": dict(c_n=[2**8, 2**10, 2**12, 2**14], c_B=[1.0, 1e2, 1e4, 1e6], c_eps=[1e-2, 1e-4, 1e-8, 1e-12],
@@ -112,14 +112,21 @@ PARAMETER_LABELS = {
     "c_hs_n": "oracle calls: keys L", "c_hs_B": "oracle calls: bounds B",
 }
 
+#: Decision thresholds of the chapter's checks, each used by its comparison and formatted into its rule's text.
+ERROR_RATIO_MAX = 1.0      # AT-1d, AT-fixed-d: entrywise error over eps (and window error over eta) at most this
+COUNT_SLOPE_TOL = 0.1      # AT-1d: largest log-log slope of count / law against n, B or 1/eps
+DEGREE_SLOPE_MAX = 1.25    # AT-fixed-d: largest log-log slope of the degree g against the window w'
+PRACTICAL_N = 2**40        # AT-bigd: a crossover beyond this length is no speed-up at any length a model uses
+
 #: The decision rules, stated before any run (the checks quote them in their verdicts).
 RULES = {
     "AT-1d": ("refuted if any measured entrywise error of attention_1d exceeds eps, or if Algorithm 1 as printed, run "
               "in mpmath at the largest working precision tried, exceeds eps on any case; refuted if the exact "
               "operation count of attention_1d, divided by the law (n + n_q)(w log2(2 + B^2) + log2(n + n_q)) with "
-              "w = log(n/eta) the window width, has a log-log slope above tol = 0.1 against n, B or 1/eps (the largest over the other "
-              "two held fixed, on the costlier key family at each point: the worst case the bound speaks of; a power "
-              "n^0.1 or B^0.1 beyond the polylog law is resolved); verified otherwise; unverifiable-here if no axis "
+              f"w = log(n/eta) the window width, has a log-log slope above tol = {COUNT_SLOPE_TOL:g} against n, B or 1/eps "
+              "(the largest over the other two held fixed, on the costlier key family at each point: the worst case "
+              f"the bound speaks of; a power n^{COUNT_SLOPE_TOL:g} or B^{COUNT_SLOPE_TOL:g} beyond the polylog law is "
+              "resolved); verified otherwise; unverifiable-here if no axis "
               "has three grid points. CPU timings are shown beside the counts, not used."),
     "AT-fixed-d": ("The reduction of Thm 1.3 (Algorithm 2) is run over a brute-force halfspace oracle and its calls "
                    "are counted. Refuted if it misses eps against dense attention on any case it answers, if its "
@@ -127,7 +134,7 @@ RULES = {
                    "if a query asks more counting queries than ceil(log2(2 ceil(d B^2 / h) + 2)) (h = log(1 + eta)) or "
                    "other than C(g + d, d)(d_v + 1) weighted sums, if the calls at equal (d, B, eps) depend on n other "
                    "than through g, or if the degree g grows faster than the window (log-log slope of g against "
-                   "w' = log(n/eta) + h above 1.25: a law w'^1.5 would show 1.5); unverifiable-here if it answers no "
+                   f"w' = log(n/eta) + h above {DEGREE_SLOPE_MAX:g}: a law w'^1.5 would show 1.5); unverifiable-here if it answers no "
                    "case (its float64 expansion refuses everywhere); otherwise verified, conditional on Matousek's "
                    "cited O~(n^(1-1/d)) per halfspace query, which this book does not build."),
     "AT-cancel": ("The seed's step 4 (prefix moments sum k^b v and the monomial expansion of a degree-cancel_g "
@@ -139,8 +146,9 @@ RULES = {
     "AT-bigd": ("Exact integer arithmetic: with g the window degree at n = 10^6, eps = 1e-3 (B = 1, the smallest "
                 "degree any entries allow) and d_v = d, the crossover n* is the least n with n^(1/d) 2d >= "
                 "C(g + d, d)(d + 1) (Thm 1.3's weighted sums per query against exact attention's 2dn, every O~ factor "
-                "dropped in the theorem's favour, g frozen although it grows with n). Verified if n* > 2^40 at both "
-                "d = 64 and d = 128 (no predicted speed-up at any length a model uses); refuted if n* <= 2^40 at "
+                "dropped in the theorem's favour, g frozen although it grows with n). Verified if n* > "
+                f"2^{PRACTICAL_N.bit_length() - 1} at both d = 64 and d = 128 (no predicted speed-up at any length a "
+                f"model uses); refuted if n* <= 2^{PRACTICAL_N.bit_length() - 1} at "
                 "either. An arithmetic fact: the rule returns one verdict for these constants."),
 }
 
@@ -328,56 +336,6 @@ def _best(fn, reps):
     return max(best, 1e-6), out
 
 
-@memoize
-def timing_experiment(p: dict, seed: int) -> dict:
-    """CPU time of attention_1d (per B, eps) and of exact attention (attention_blocked, d = 1) over n, one run; the
-    error of each attention_1d call on t_check_q of its queries; the Gauss-transform route at small B (best of
-    t_reps calls, like attention_1d)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for n in p["t_n"]:
-        q0, k0, v = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-        check = rng.choice(n, size=min(n, p["t_check_q"]), replace=False)
-        for B in p["t_B"]:
-            q, k = B * q0, B * k0
-            for eps in p["t_eps"]:
-                t, o = _best(lambda: sq.attention_1d(q, k, v, eps), p["t_reps"])
-                err = float(np.max(np.abs(o[check] - exact_rows(q[check], k, v))))
-                rows.append(dict(method="attention_1d", n=n, B=B, eps=eps, seconds=t, err=err))
-            if n <= p["t_exact_max"]:
-                t, _ = _best(lambda: attnlab.attention_blocked(q[:, None], k[:, None], v[:, None], beta=1.0),
-                             p["t_reps"])
-                rows.append(dict(method="exact", n=n, B=B, eps=0.0, seconds=t, err=0.0))
-            if n in p["gauss_n"]:
-                for Bg in p["gauss_B"]:
-                    if Bg != B and not (B == p["t_B"][0]):
-                        continue
-                    qg, kg = Bg * q0, Bg * k0
-                    try:
-                        t, o = _best(lambda: sq.attention_gauss_1d(qg, kg, v, 1e-3), p["t_reps"])
-                        err = float(np.max(np.abs(o[check] - exact_rows(qg[check], kg, v))))
-                    except ValueError:
-                        t, err = float("nan"), float("nan")
-                    rows.append(dict(method="gauss", n=n, B=Bg, eps=1e-3, seconds=t, err=err))
-    load = _loadavg()
-    return dict(rows=rows, loadavg=load)
-
-
-def load_benchmark(name: str = "any-temperature-cpu.json"):
-    """The record of ``benchmarks/any_temperature.py`` (the 100× target at n = 2^20), or None if it is absent.
-
-    Found in the repository's ``data/benchmarks`` folder, located as :func:`attnlab.audit.real_heads.data_dir`
-    locates ``data/real_heads`` (``$ATTNLAB_DATA_DIR``, the checkout this package lives in, or the nearest folder
-    at or above the working directory that has one), so the chapter reads it from any working directory."""
-    from .real_heads import data_dir  # noqa: PLC0415
-
-    try:
-        path = data_dir().parent / "benchmarks" / name
-    except FileNotFoundError:
-        return None
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
 def _loadavg():
     try:
         return [float(x) for x in open("/proc/loadavg").read().split()[:3]]
@@ -393,25 +351,6 @@ def fit_time(rows, method, B, eps, n_min):
         return None
     f = fit_slope(np.log([x["n"] for x in r]), np.log([x["seconds"] for x in r]))
     return dict(slope=f.slope, lo=f.slope_lo, hi=f.slope_hi, points=len(r))
-
-
-def speedup(rows, B, eps, n_target=None):
-    """Exact time extrapolated as c·n² (c: median of t/n² over the three largest measured n) over attention_1d's
-    measured time, at n_target (default: the largest n measured); and the crossover n (first n where it is faster)."""
-    ex = sorted((x for x in rows if x["method"] == "exact" and x["B"] == B), key=lambda x: x["n"])
-    ours = sorted((x for x in rows if x["method"] == "attention_1d" and x["B"] == B and x["eps"] == eps),
-                  key=lambda x: x["n"])
-    c = float(np.median([x["seconds"] / x["n"] ** 2 for x in ex[-3:]]))
-    exact_at = {x["n"]: x["seconds"] for x in ex}
-    cross = None
-    for x in ours:
-        t_ex = exact_at.get(x["n"], c * x["n"] ** 2)
-        if x["seconds"] < t_ex:
-            cross = x["n"]
-            break
-    last = ours[-1] if n_target is None else next(x for x in ours if x["n"] == n_target)
-    return dict(n=last["n"], ours=last["seconds"], exact_extrapolated=c * last["n"] ** 2,
-                speedup=c * last["n"] ** 2 / last["seconds"], crossover=cross, c=c)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -442,6 +381,9 @@ def count_experiment(p: dict, seed: int) -> list[dict]:
                     q, k = adversarial_keys(n, B, rng)
                 else:
                     q, k = B * rng.uniform(-1, 1, n), B * rng.uniform(-1, 1, n)
+                # the counts do not depend on the order of the queries or of the keys: handed over sorted once
+                # (keys ascending, queries by sign and then |q|), the sorts inside each call are cheap
+                q, k = q[np.lexsort((np.abs(q), q < 0))], np.sort(k)
                 for eps in p["c_eps"]:
                     c = sq.attention_1d_count(q, k, eps, v_range=2.0)
                     m = n + q.shape[0]
@@ -638,7 +580,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     in mpmath) and the time law by exact operation counts."""
     p = preset(PRESETS, scale)
     d = _data_1d(p, seed, data)
-    tol = 0.1
+    tol = COUNT_SLOPE_TOL
     errs = [r["ratio"] for r in d["guarantee"] if r["method"] == "attention_1d"]
     worst = max(errs)
     prec = d["precision"]
@@ -654,7 +596,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     steep = {a: v for a, v in slopes.items() if v is not None and v["slope"] > tol}
     gs = sorted({r["g"] for r in d["counts"]})
     kap = [r["kappa"] for r in env]
-    if worst > 1 or alg1_top > 1:
+    if worst > ERROR_RATIO_MAX or alg1_top > ERROR_RATIO_MAX:
         verdict = "refuted"
     elif steep:
         verdict = "refuted"
@@ -663,9 +605,9 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     else:
         verdict = "verified"
     sl = ", ".join(f"{a}: {v['slope']:+.3f}" for a, v in slopes.items() if v is not None)
-    if worst > 1:
+    if worst > ERROR_RATIO_MAX:
         head = f"attention_1d misses its guarantee: its worst error is {_num(worst, 3)}·ε over {len(errs)} runs."
-    elif alg1_top > 1:
+    elif alg1_top > ERROR_RATIO_MAX:
         head = (f"Algorithm 1 as printed misses ε even at {top_bits} bits of working precision "
                 f"(error {_num(alg1_top, 3)}·ε).")
     elif steep:
@@ -687,7 +629,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
                    numbers=dict(worst_ratio=worst, runs=len(errs), alg1_top_ratio=alg1_top, alg1_f64_ratio=f64,
                                 alg1_bits_needed=need, alg1_case=list(hard), kappa_min=min(kap), kappa_max=max(kap),
                                 slopes=slopes, g_range=[gs[0], gs[-1]]),
-                   thresholds=dict(rule=RULES["AT-1d"], tol=tol, error_ratio=1.0),
+                   thresholds=dict(rule=RULES["AT-1d"], tol=tol, error_ratio=ERROR_RATIO_MAX),
                    scale=p["scale"])
 
 
@@ -740,39 +682,6 @@ def plot_guarantee(rows):
     return fig, data
 
 
-def plot_timing(timing):
-    """CPU time against n. Left: attention_1d (ε = 10⁻³) and exact attention, per B. Right: the Gauss-transform
-    route per B, with attention_1d at the smallest B for reference."""
-    from attnlab.plotting import OKABE_ITO, figure  # noqa: PLC0415
-
-    rows = timing["rows"]
-    fig, (a1, a2) = figure(ncols=2, width=3.4, height=2.6, sharey=True)
-
-    def curve(ax, meth, B, mk, colour, label):
-        rr = sorted((r for r in rows if r["method"] == meth and r["B"] == B and math.isfinite(r["seconds"])
-                     and r["eps"] in (1e-3, 0.0)), key=lambda r: r["n"])
-        if rr:
-            ax.loglog([r["n"] for r in rr], [r["seconds"] for r in rr], mk, base=2, ms=3, color=colour, label=label)
-
-    Bs = sorted({r["B"] for r in rows if r["method"] == "attention_1d"})
-    for i, B in enumerate(Bs):
-        curve(a1, "attention_1d", B, ("o-", "^-", "D-")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]],
-              f"attention_1d, $B = {B:g}$")
-        curve(a1, "exact", B, ("s--", "v--", "P--")[i % 3], OKABE_ITO[(1, 5, 6)[i % 3]], f"exact, $B = {B:g}$")
-    Bg = sorted({r["B"] for r in rows if r["method"] == "gauss"})
-    for i, B in enumerate(Bg):
-        curve(a2, "gauss", B, ("x:", "+-.", "1--", "*:", "x-.")[i % 5], OKABE_ITO[(2, 3, 6, 7, 1)[i % 5]],
-              f"Gauss route, $B = {B:g}$")
-    if Bs:
-        curve(a2, "attention_1d", Bs[0], "o-", OKABE_ITO[0], f"attention_1d, $B = {Bs[0]:g}$")
-    for ax in (a1, a2):
-        ax.set_xlabel("sequence length $L$")
-        ax.legend(fontsize=6.5, loc="lower right", framealpha=0.9)
-    a1.set_ylabel("CPU time (s)")
-    fig.tight_layout()
-    return fig, {k: [r[k] for r in rows] for k in rows[0]}
-
-
 def plot_degree(rows):
     """Degree g of attention_1d (circles) and the degree really needed (crosses) against L = log(n/η), per ε."""
     from matplotlib.lines import Line2D  # noqa: PLC0415
@@ -804,11 +713,13 @@ _MOVED = {name: "any_temperature_fixed_d" for name in (
     "n_dependence", "bigd_table", "exponent_table", "_data_fixed_d", "check_at_fixed_d", "check_at_bigd", "plot_tree")}
 _MOVED.update({name: "any_temperature_cancel" for name in (
     "naive_monomial_1d", "naive_experiment", "cancel_experiment", "check_at_cancel", "plot_naive")})
+_MOVED.update({name: "any_temperature_cost" for name in (
+    "timing_experiment", "load_benchmark", "speedup", "plot_timing")})
 
 
 def __getattr__(name):
-    """The evidence of the section pages moved to :mod:`attnlab.audit.any_temperature_fixed_d` and
-    :mod:`attnlab.audit.any_temperature_cancel`; re-exported here."""
+    """The evidence of the section pages moved to :mod:`attnlab.audit.any_temperature_cost`,
+    :mod:`attnlab.audit.any_temperature_cancel` and :mod:`attnlab.audit.any_temperature_fixed_d`; re-exported here."""
     if name in _MOVED:
         import importlib  # noqa: PLC0415
         return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)

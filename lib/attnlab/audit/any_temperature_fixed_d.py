@@ -15,7 +15,8 @@ from attnlab import subquadratic as sq
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
-from .any_temperature import PRESETS, RULES, _best, _loadavg, _num, exact_rows, fit_time
+from .any_temperature import (DEGREE_SLOPE_MAX, ERROR_RATIO_MAX, PRACTICAL_N, PRESETS, RULES, _best, _loadavg, _num,
+                              exact_rows, fit_time)
 
 __all__ = [
     "halfspace_experiment",
@@ -240,11 +241,11 @@ def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
     bad_weighted = [r for r in runs if r["weighted"] != r["weighted_plan"]]
     ndep = n_dependence(counts)
     law = degree_law(counts)
-    steep = {k: v for k, v in law.items() if v["slope"] is not None and v["slope"] > 1.25}
+    steep = {k: v for k, v in law.items() if v["slope"] is not None and v["slope"] > DEGREE_SLOPE_MAX}
     reasons = []
-    if runs and worst > 1:
+    if runs and worst > ERROR_RATIO_MAX:
         reasons.append(f"the reduction misses ε (worst {_num(worst, 3)}·ε)")
-    if runs and window > 1:
+    if runs and window > ERROR_RATIO_MAX:
         reasons.append(f"the expanded halfspace sums miss the exact ones by {_num(window, 3)}·η")
     if over_search:
         reasons.append(f"{len(over_search)} searches ask more counting queries than the bound")
@@ -283,8 +284,8 @@ def check_at_fixed_d(scale=None, seed: int = 0, data=None) -> Verdict:
                                 search_over_bound=len(over_search), weighted_mismatch=len(bad_weighted),
                                 n_dependence=len(ndep), degree_law={str(k): v for k, v in law.items()},
                                 calls_min=small["calls"], calls_max=big["calls"]),
-                   thresholds=dict(rule=RULES["AT-fixed-d"], error_ratio=1.0, window_over_eta=1.0,
-                                   degree_slope=1.25),
+                   thresholds=dict(rule=RULES["AT-fixed-d"], error_ratio=ERROR_RATIO_MAX,
+                                   window_over_eta=ERROR_RATIO_MAX, degree_slope=DEGREE_SLOPE_MAX),
                    scale=p["scale"])
 
 
@@ -292,7 +293,7 @@ def check_at_bigd(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-bigd (rule: ``RULES["AT-bigd"]``): an arithmetic fact (exact integers)."""
     p = preset(PRESETS, scale)
     rows = bigd_table() if data is None else data
-    limit = 2**40
+    limit = PRACTICAL_N
     by_d = {r["d"]: r for r in rows}
     heads = [by_d[d] for d in (64, 128)]
     early = [r for r in heads if r["log10_crossover"] <= math.log10(limit)]
@@ -304,7 +305,7 @@ def check_at_bigd(scale=None, seed: int = 0, data=None) -> Verdict:
                 f"n ≈ 10^{r64['log10_crossover']:,.0f} (d = 64) and 10^{r128['log10_crossover']:,.0f} (d = 128).")
     else:
         head = (f"Thm 1.3 predicts a speed-up at a practical length: the crossover is "
-                f"10^{min(r['log10_crossover'] for r in early):.1f} ≤ 2^40 at d = {early[0]['d']}.")
+                f"10^{min(r['log10_crossover'] for r in early):.1f} ≤ 2^{PRACTICAL_N.bit_length() - 1} at d = {early[0]['d']}.")
     low = [r for r in rows if r["log10_crossover"] <= math.log10(limit)]
     summary = (f"{head} An arithmetic fact (exact integers). With the window degree g = {r64['g']} (n = 10^6, "
                f"ε = 10⁻³, B = 1) there are C(g + 64, 64) = {_num(float(r64['monomials']), 2)} and C(g + 128, 128) = "
@@ -312,7 +313,7 @@ def check_at_bigd(scale=None, seed: int = 0, data=None) -> Verdict:
                f"n^(1/128) ≤ {_num(r128['gain'], 3)} for n ≤ 10^6 (at g = 30 and 40: C(94, 64) = {_num(float(third[64]), 2)}, "
                f"C(168, 128) = {_num(float(third[128]), 2)}). Dropping every O~ factor in the theorem's favour and freezing "
                f"g, the crossover n* has {r64['crossover_digits']:,} and {r128['crossover_digits']:,} digits; it lies "
-               f"below 2^40 only for d ≤ {max(r['d'] for r in low) if low else 0}.")
+               f"below 2^{PRACTICAL_N.bit_length() - 1} only for d ≤ {max(r['d'] for r in low) if low else 0}.")
     return Verdict("AT-bigd", verdict, summary,
                    numbers=dict(rows=[{k: r[k] for k in ("d", "g", "gain", "log10_crossover", "crossover_digits")}
                                       | dict(monomials=float(r["monomials"])) for r in rows]),

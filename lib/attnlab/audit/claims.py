@@ -143,7 +143,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_favor"),
     Claim("LR-example", S001, "worked example",
           "q = (1,0), k = (0.5,0.5), ω₁ = (1,0), ω₂ = (0,1) gives 1.4478 against exp(0.5) = 1.6487 (about 12% error).",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_example"),
+          "notebooks/10-random-features-bias", "attnlab.audit.random_features_bias:check_lr_example"),
     # ---- sparse patterns, seed 002
     Claim("SP-approx", S002, "main theorem",
           "Any matrix with ≤ k nonzeros per row and column and bounded ratio variation γ is approximated, preserving "
@@ -164,7 +164,7 @@ CLAIMS: tuple[Claim, ...] = (
           "min(rank Q, rank K) = r = O(1): Q' = U_Q, K' = K V_Q give Q'K'ᵀ = QKᵀ; the K'ᵀ = V_Qᵀ U_K V_Kᵀ that the notes "
           "say is printed on p. 17 of the paper does not multiply; the time bound's proof uses max(r_Q, r_K), and V "
           "keeps its d columns.",
-          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_lowrank"),
+          "notebooks/06-hardness-lowrank", "attnlab.audit.hardness_lowrank:check_at_lowrank"),
     Claim("AT-grad", S003, "Thm 4.3",
           "Gradient of ½‖FH − E‖_F², F = rowsoftmax(A₁XA₂ᵀ): A₁ᵀ(F∘G − diag(r)·F)A₂ (printed: F·diag((F∘Gᵀ)·1)); "
           "d + 2 attention calls suffice.",
@@ -173,15 +173,15 @@ CLAIMS: tuple[Claim, ...] = (
           "A sentinel key with score ln c_i makes the output S_i/(S_i + c_i); the new coordinate reaches O(log n + dB²).",
           "notebooks/06-hardness", "attnlab.audit.hardness:check_at_sentinel"),
     Claim("AT-maxip", S003, "Lemma 5.3", "Scores C₀·(a_i·b_j): log(S_i)/C₀ rounds to max_j a_i·b_j.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_maxip"),
+          "notebooks/06-hardness-decoders", "attnlab.audit.hardness_decoders:check_at_maxip"),
     Claim("AT-ov", S003, "Eq. (5)",
           "k = 1/(10n) (the notes' choice; the paper uses k = γ/n), sentinel c = 1/2: no orthogonal pair ⇒ o_i ≤ 1/6; "
           "an orthogonal pair ⇒ o_i ≥ 2/3.",
-          "notebooks/06-hardness", "attnlab.audit.hardness:check_at_ov"),
+          "notebooks/06-hardness-decoders", "attnlab.audit.hardness_decoders:check_at_ov"),
     Claim("AT-log2", S003, "Thm 5.7", "Scaling Q and K by log 2 gives scores (log 2)²·a·b; e^((log 2)²) ≈ 1.6168, not 2.",
-          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_log2"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness_parity:check_at_log2"),
     Claim("AT-temp", S003, "temperature remark", "Temperature T absorbs into the inputs: B_T = max(B, B/√T).",
-          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_temp"),
+          "notebooks/06-hardness-lowrank", "attnlab.audit.hardness_lowrank:check_at_temp"),
     # ---- approximation rank, seed 004
     Claim("AR-op", S004, "row-ℓ1 operator identity",
           "max_i ‖A_i − B_i‖₁ = sup over values with max_j ‖v_j‖ ≤ 1 of max_i ‖Σ_j (A_ij − B_ij) v_j‖, any norm.",
@@ -246,14 +246,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
           "oracle error O(η) still separates (1 ± η)c_i.",
-          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_search"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness_bounds:check_at_search"),
     Claim("AT-precision", S003, "Thm 4.3 (l. 107, 114), Cor. 4.4",
           "The attention oracle needs precision ε/Θ(ndB³); ‖H‖_∞ ≤ dB² and ‖diag(H_{:,p})A₂‖_∞ ≤ dB³ (no bound on X).",
           "notebooks/05-gradient-precision", "attnlab.audit.gradient:check_at_precision"),
     Claim("AT-parity", S003, "Lemma 5.8 (l. 142)",
           "Keeping each key independently with probability 1/2, in a row with at least one orthogonal key the number "
           "of orthogonal keys kept is odd with probability 1/2 (per row; repeated O(log n) times).",
-          "notebooks/06-hardness-parity", "attnlab.audit.hardness:check_at_parity"),
+          "notebooks/06-hardness-parity", "attnlab.audit.hardness_parity:check_at_parity"),
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
           "than 2·tanh(osc(h)/4).",
@@ -308,7 +308,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("LR-unbiased", S001, "l. 291, comparison table",
           "Performer's guarantee is 'an unbiased estimate based on the Gaussian identity': is the attention output "
           "unbiased, or only the kernel?",
-          "notebooks/10-random-features", "attnlab.audit.random_features:check_lr_unbiased"),
+          "notebooks/10-random-features-bias", "attnlab.audit.random_features_bias:check_lr_unbiased"),
     Claim("LR-kdk", S001, "l. 171, 177",
           "The projection size k 'depends only on d_k, not on n', because rank(QKᵀ) ≤ d_k bounds the intrinsic "
           "dimension of the attention matrix at any length; cited as Linformer's Theorem 1, §3.",
@@ -328,11 +328,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AT-seth", S003, "Thm 5.4 (l. 131; also 11, 153)",
           "For every δ > 0 there is C such that attention with d = 2^{C·log* n}, polynomial entry bound and a small "
           "constant error needs n^{2−δ} time under SETH.",
-          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_seth"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness_bounds:check_at_seth"),
     Claim("AT-ovh", S003, "Thm 5.5 (l. 137–139; also 11, 154)",
           "Under the generalized high-dimensional OV hypothesis, attention with d = poly(n), B = O(√log n), ε = O(1) "
           "needs T_MUL(n, d, n)^{1−o(1)} time.",
-          "notebooks/06-hardness-bounds", "attnlab.audit.hardness:check_at_ovh"),
+          "notebooks/06-hardness-bounds", "attnlab.audit.hardness_bounds:check_at_ovh"),
     Claim("AR-visible", S004, "l. 80, 132",
           "Trained heads are often of full visible dimension (63–64) while most of their variation lies near a "
           "low-dimensional subspace.",

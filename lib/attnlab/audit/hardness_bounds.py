@@ -15,7 +15,8 @@ from .cache import memoize
 from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict
-from .hardness import PRESETS, RULES, _SEARCH_THETA, _tidy, check_at_maxip, check_at_ov, check_at_sentinel
+from .hardness import OVH_GROWTH, PRESETS, RULES, SETH_WIDTH_RATIO, _SEARCH_THETA, _frac, _tidy, check_at_sentinel
+from .hardness_decoders import check_at_maxip, check_at_ov
 
 __all__ = [
     "separation_tolerance",
@@ -29,6 +30,14 @@ __all__ = [
     "check_at_seth",
     "check_at_ovh",
 ]
+
+#: Decision thresholds of AT-search, AT-seth and AT-ovh: each is used by its comparison and formatted into the text.
+SEARCH_EXACT_TOL = 1e-9     # the exact-oracle search: relative error / ((1+η)² − 1) at most 1 + this
+SEARCH_BOUND_TOL = 1e-12    # ⌈log₂ G⌉ against the closed-form bound (rounding of the bound's logarithms)
+SEPARATION_MATCH = 1e-6     # measured tolerance against η/(4 + 2η), relative
+SEPARATION_FLOOR = 1 / 6    # the measured tolerance must be at least this times η
+SEPARATION_INSIDE = 0.99    # the search run at this fraction of the measured tolerance must stay within (1+η)²
+SEPARATION_ETA_MAX = 0.25   # ... for every η up to this
 
 
 def separation_tolerance(eta: float, iters: int = 60):
@@ -120,7 +129,7 @@ def search_experiment(p, seed: int = 0):
         Q, K = rng.uniform(-1, 1, (64, 2)), rng.uniform(-1, 1, (64, 2))
         QK = Q @ K.T
         logS = np.log(np.exp(QK).sum(1))
-        e_in = 0.99 * measured
+        e_in = SEPARATION_INSIDE * measured
         _, info = rowsum_search(Q, K, eta, B=1.0, oracle=approximate_oracle(e_in))
         rel = float(np.abs(np.expm1(info["log_S_hat"] - logS)).max())
         tol.append(dict(eta=eta, measured=measured, closed_form=eta / (4 + 2 * eta), over_eta=measured / eta,
@@ -150,8 +159,9 @@ def check_at_search(scale=None, seed: int = 0, data=None) -> Verdict:
     within (1+η)²); every run's number of rounds must equal the count of an integer bisection of its starting grid
     of G exponents (⌊log₂ G⌋ or ⌈log₂ G⌉, G from :func:`search_grid_size`), and ⌈log₂ G⌉ must stay within the closed
     form 4 + log₂ log₂ n + log₂ d + 2 log₂ max(B, 1) + log₂(1/η) (:func:`search_round_bound`, an
-    O(log log n + log(dB/η))); the separation: the measured tolerance must equal η/(4 + 2η) (relative 1e-6), be ≥ η/6
-    for every η in (0, 1), and the search with an oracle error of 0.99× it must stay within (1+η)² for η ≤ 1/4. Any
+    O(log log n + log(dB/η))); the separation: the measured tolerance must equal η/(4 + 2η) (relative
+    ``SEPARATION_MATCH``), be ≥ ``SEPARATION_FLOOR``·η for every η in (0, 1), and the search with an oracle error of
+    ``SEPARATION_INSIDE``× it must stay within (1+η)² for η ≤ ``SEPARATION_ETA_MAX``. Any
     failure → refuted. Otherwise verified if in each one-variable sweep (n, d, B, η) the count grows from the sweep's
     first to its last point (every term of the bound is needed), loose if some sweep does not grow. The fitted
     slopes are shown as an illustration and decide nothing.
@@ -160,15 +170,15 @@ def check_at_search(scale=None, seed: int = 0, data=None) -> Verdict:
     out = search_experiment(p, seed) if data is None else data
     rows, tol_rows = out["rows"], out["tolerance"]
     counts = [c for r in rows for c in r["counts"]]
-    exact_ok = max(r["rel_err_over_allowed"] for r in rows) <= 1 + 1e-9
+    exact_ok = max(r["rel_err_over_allowed"] for r in rows) <= 1 + SEARCH_EXACT_TOL
     count_ok = all(c["floor"] <= c["rounds"] <= c["ceil"] for c in counts)
     at_ceil = sum(c["rounds"] == c["ceil"] for c in counts)
-    bound_ok = all(c["ceil"] <= c["bound"] + 1e-12 for c in counts)
+    bound_ok = all(c["ceil"] <= c["bound"] + SEARCH_BOUND_TOL for c in counts)
     slack = min(c["bound"] - c["ceil"] for c in counts)
     match = max(abs(r["measured"] - r["closed_form"]) / r["closed_form"] for r in tol_rows)
     min_over_eta = min(r["over_eta"] for r in tol_rows)
-    search_ok = all(r["search_rel_err"] <= r["allowed"] for r in tol_rows if r["eta"] <= 0.25)
-    sep_ok = match <= 1e-6 and min_over_eta >= 1 / 6 - 1e-12 and search_ok
+    search_ok = all(r["search_rel_err"] <= r["allowed"] for r in tol_rows if r["eta"] <= SEPARATION_ETA_MAX)
+    sep_ok = match <= SEPARATION_MATCH and min_over_eta >= SEPARATION_FLOOR - SEARCH_BOUND_TOL and search_ok
     growth = {}
     for v in _SEARCH_THETA:
         rs = sorted((r for r in rows if r["sweep"] == v), key=lambda r: _search_x(r, v))
@@ -212,8 +222,9 @@ def check_at_search(scale=None, seed: int = 0, data=None) -> Verdict:
                         bound="⌈log₂ G⌉ <= 4 + log₂log₂ n + log₂ d + 2 log₂ max(B, 1) + log₂(1/η)",
                         growth="rounds at the last point of each sweep > at its first (else loose)",
                         exact="relative error <= (1+η)² − 1 with an exact oracle",
-                        separation="measured tolerance = η/(4+2η) within 1e-6 relative, >= η/6, and the search "
-                                   "within (1+η)² at 0.99× it for η <= 1/4",
+                        separation=f"measured tolerance = η/(4+2η) within {SEPARATION_MATCH:g} relative, >= "
+                                   f"{_frac(SEPARATION_FLOOR)}·η, and the search within (1+η)² at {SEPARATION_INSIDE:g}× "
+                                   f"it for η <= {_frac(SEPARATION_ETA_MAX)}",
                         illustration="slopes of the mean rounds (figure) decide nothing"),
         scale=p["scale"])
 
@@ -311,7 +322,7 @@ def check_at_seth(scale=None, seed: int = 0, data=None) -> Verdict:
     problems = []
     if _grows(ent):
         problems.append("entries grow faster than any polynomial")
-    if max(r["width_ratio"] for r in rows) > 3:
+    if max(r["width_ratio"] for r in rows) > SETH_WIDTH_RATIO:
         problems.append("the width grows beyond 2^(C′ log* n)")
     if _grows(ovh_exp) or ovh_exp[-1] >= ovh_exp[0]:
         problems.append("the reduction's overhead is not n^(o(1))")
@@ -359,7 +370,7 @@ def check_at_ovh(scale=None, seed: int = 0, data=None) -> Verdict:
     problems = []
     if _grows(ratio):
         problems.append("entries grow faster than √log n")
-    if max(max(r["width_ratio"], r["keys_ratio"]) for r in rows) > 2:
+    if max(max(r["width_ratio"], r["keys_ratio"]) for r in rows) > OVH_GROWTH:
         problems.append("the instance grows by more than a constant factor")
     if min(r["gap"] for r in rows) <= 0:
         problems.append("the decision gap vanishes")

@@ -1,7 +1,7 @@
-"""The evidence of a section page (``notebooks/06-hardness-parity.ipynb``, claims AT-log2, AT-parity, AT-lowrank and
-AT-temp): parity at the entry bound log 2, a random half of the keys, the low-rank reduction and temperature as an
-entry bound; moved as they were from :mod:`attnlab.audit.hardness`, which keeps the presets, the rules and the shared
-helpers and re-exports these names.
+"""The evidence of a section page (``notebooks/06-hardness-parity.ipynb``, claims AT-log2 and AT-parity): parity at
+the entry bound log 2 and a random half of the keys; moved as they were from :mod:`attnlab.audit.hardness`, which
+keeps the presets, the rules and the shared helpers and re-exports these names. The low-rank reduction and
+temperature (AT-lowrank, AT-temp) are :mod:`attnlab.audit.hardness_lowrank`.
 """
 from __future__ import annotations
 
@@ -10,23 +10,18 @@ import math
 import numpy as np
 
 from ..exact import attention
-from ..hardness import (one_sided_factorisation, parity_decode, parity_instance, sentinel_attention, sentinel_instance,
-                        temperature_absorbed)
+from ..hardness import (parity_decode, parity_instance, sentinel_attention, sentinel_instance)
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson
 from .verdict import Verdict
-from .hardness import PRESETS, RULES, _tidy, random_ov_sets
+from .hardness import (EXACT_TOL, LOG2_TOL, PARITY_CI_WIDTH, PARITY_SEARCH_MAX, PARITY_STRATUM_MIN, PRESETS, RULES,
+                       _tidy, _tol, random_ov_sets)
 
 __all__ = [
     "parity_counterexample",
-    "printed_kprime_t",
     "log2_experiment",
-    "lowrank_experiment",
-    "temp_experiment",
     "check_at_log2",
-    "check_at_lowrank",
-    "check_at_temp",
     "odd_probability_exact",
     "parity_mc_experiment",
     "check_at_parity",
@@ -34,7 +29,8 @@ __all__ = [
 ]
 
 
-def parity_counterexample(scale: float, max_n: int = 3, max_d: int = 3, copies: int = 1):
+def parity_counterexample(scale: float, max_n: int = PARITY_SEARCH_MAX, max_d: int = PARITY_SEARCH_MAX,
+                          copies: int = 1):
     """Smallest instance (smallest n·d, then smallest d) of 0/1 vectors, one query a and n keys, on which the parity of
     round(Σ_j e^{copies·scale²·a·b_j}) differs from the parity of the number of orthogonal keys (``copies``
     repeats of every coordinate, as in :func:`attnlab.parity_instance`). None if none exists."""
@@ -54,14 +50,6 @@ def parity_counterexample(scale: float, max_n: int = 3, max_d: int = 3, copies: 
                                     inner_products=ip.tolist(), orthogonal=int((ip == 0).sum()))
                         return best
     return best
-
-
-def printed_kprime_t(VQ, UK, VK):
-    """The printed K'ᵀ = V_Qᵀ U_K V_Kᵀ: a matmul of (r_Q×d)(n×r_K)(r_K×d), where K = U_K V_Kᵀ.
-
-    NumPy raises ValueError unless d = n; at d = n it multiplies, to an r_Q×d matrix of the right shape but not
-    the right values (the product that exists is V_Qᵀ V_K U_Kᵀ = V_Qᵀ Kᵀ, see :func:`lowrank_experiment`)."""
-    return VQ.T @ UK @ VK.T
 
 
 @memoize
@@ -106,79 +94,24 @@ def log2_experiment(p, seed: int = 0):
     return out
 
 
-@memoize
-def lowrank_experiment(p, seed: int = 0):
-    """Exactness of the one-sided factorisation for rank-r Q (and, symmetrically, rank-r K), and the printed shapes."""
-    rng = np.random.default_rng(seed)
-    n, d = p["lr_n"], p["lr_d"]
-    rows = []
-    for r in p["lr_r"]:
-        Q = rng.standard_normal((n, r)) @ rng.standard_normal((r, d))
-        K = rng.standard_normal((n, d))
-        V = rng.standard_normal((n, d))
-        Qp, Kp = one_sided_factorisation(Q, K)
-        Kq, Qq = one_sided_factorisation(K, Q)            # K low rank instead: the symmetric form
-        Ks = rng.standard_normal((n, r)) @ rng.standard_normal((r, d))
-        Kq, Qq = one_sided_factorisation(Ks, Q)
-        S = Q @ K.T
-        rows.append(dict(r=r, n=n, d=d, width=Qp.shape[1],
-                         score_rel_err=float(np.abs(Qp @ Kp.T - S).max() / np.abs(S).max()),
-                         sym_rel_err=float(np.abs(Qq @ Kq.T - Q @ Ks.T).max() / np.abs(Q @ Ks.T).max()),
-                         output_rel_err=float(np.abs(attention(Qp, Kp, V, beta=1 / math.sqrt(d))
-                                                     - attention(Q, K, V, beta=1 / math.sqrt(d))).max()),
-                         value_width=V.shape[1]))
-    # the printed K'ᵀ = V_Qᵀ U_K V_Kᵀ with both sides factored at rank 2
-    r = 2
-    VQ = rng.standard_normal((d, r)); UK = rng.standard_normal((n, r)); VK = rng.standard_normal((d, r))
-    try:
-        printed_kprime_t(VQ, UK, VK)
-        printed_error = None
-    except ValueError:   # NumPy's message names matmul's internal axes; say what is wrong in words
-        printed_error = f"undefined product: V_Qᵀ is {r}×{d} and U_K is {n}×{r}, so the inner sizes {d} and {n} differ"
-    shapes = dict(VQ_T=[r, d], UK=[n, r], VK_T=[r, d], printed_multiplies=printed_error is None,
-                  printed_error=printed_error, corrected_shape=list((VQ.T @ VK @ UK.T).shape))
-    # n = d: the printed product multiplies; compare its values with the product that exists, V_Qᵀ V_K U_Kᵀ
-    m = 3 * r
-    VQs, UKs, VKs = (rng.standard_normal((m, r)) for _ in range(3))
-    right = VQs.T @ VKs @ UKs.T
-    square = dict(n=m, d=m, r=r, printed_multiplies=True,
-                  printed_rel_err=float(np.linalg.norm(printed_kprime_t(VQs, UKs, VKs) - right) / np.linalg.norm(right)))
-    return dict(rows=rows, shapes=shapes, square=square)
-
-
-@memoize
-def temp_experiment(p, seed: int = 0):
-    """softmax(QKᵀ/T)V directly (beta = 1/T) and with Q/√T, K/√T; the entry bound against max(B, B/√T)."""
-    rng = np.random.default_rng(seed)
-    n, d, B = 64, 8, 2.0
-    Q, K, V = (rng.uniform(-B, B, (n, d)) for _ in range(3))
-    rows = []
-    for T in p["T"]:
-        direct, absorbed = temperature_absorbed(Q, K, V, T)
-        entry = max(float(np.abs(Q).max()), float(np.abs(K).max())) / math.sqrt(T)
-        entry = max(entry, float(np.abs(V).max()))
-        rows.append(dict(T=T, max_abs_diff=float(np.abs(direct - absorbed).max()), max_entry=entry,
-                         B_T=max(B, B / math.sqrt(T)), B=B))
-    return rows
-
-
 def check_at_log2(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-log2 (rule: ``RULES["AT-log2"]``): the printed scaling gives e^{(log 2)²}, not 2; a repair
     within the entry bound log 2 (every coordinate twice, √(log 2 / 2) on both sides) keeps the theorem's B."""
     p = preset(PRESETS, scale)
     out = log2_experiment(p, seed) if data is None else data
     ce = out["counterexample"]
-    wrong = abs(out["e_log2_sq"] - 2) > 1e-3 and ce is not None
+    wrong = abs(out["e_log2_sq"] - 2) > LOG2_TOL and ce is not None
     exact = lambda name: out[name]["errors"] == 0 and out[f"counterexample_{name}"] is None  # noqa: E731
     vals = out.get("values")
-    vals_ok = vals is None or (vals["max_diff"] <= 1e-12 and vals["parity_agree"] == vals["total"]
+    vals_ok = vals is None or (vals["max_diff"] <= EXACT_TOL and vals["parity_agree"] == vals["total"]
                                and vals["max_entry_QKV"] <= out["B_printed"] + 1e-15)
-    dup_ok = exact("dup") and abs(out["e_dup"] - 2) <= 1e-12 and out["B_dup"] <= out["B_printed"] and vals_ok
+    dup_ok = exact("dup") and abs(out["e_dup"] - 2) <= EXACT_TOL and out["B_dup"] <= out["B_printed"] and vals_ok
     sqrt_ok = exact("sqrt")
     pr = out["printed"]
     if not wrong:
         verdict = "verified"
-        head = "The printed scaling decodes every parity: exp((log 2)²) is within 1e−3 of 2 or no counterexample exists."
+        head = (f"The printed scaling decodes every parity: exp((log 2)²) is within {_tol(LOG2_TOL)} of 2 or no "
+                "counterexample exists.")
         how = ""
     elif dup_ok:
         verdict = "corrected"
@@ -210,70 +143,13 @@ def check_at_log2(scale=None, seed: int = 0, data=None) -> Verdict:
     summary = " ".join(x for x in (head, detail.strip(), how) if x)
     return Verdict(
         "AT-log2", verdict, _tidy(summary),
-        numbers=dict(e_log2_sq=out["e_log2_sq"], counterexample=ce, printed=out["printed"], sqrt=out["sqrt"],
-                     dup=out["dup"], B_printed=out["B_printed"], B_sqrt=out["B_sqrt"], B_dup=out["B_dup"],
-                     d=out["d"], d_dup=out["d_dup"], e_dup=out["e_dup"], values=vals),
-        thresholds=dict(rule=RULES["AT-log2"], wrong="|e^((log 2)²) − 2| > 1e-3 and a parity counterexample exists"),
-        scale=p["scale"])
-
-
-def check_at_lowrank(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-lowrank (rule: ``RULES["AT-lowrank"]``): the one-sided factorisation is exact; the printed
-    K'ᵀ does not multiply at n ≠ d and gives the wrong matrix at n = d. The time bound is not measured here."""
-    p = preset(PRESETS, scale)
-    out = lowrank_experiment(p, seed) if data is None else data
-    err = max(max(r["score_rel_err"], r["sym_rel_err"]) for r in out["rows"])
-    ok = err <= 1e-10 and all(r["width"] == r["r"] for r in out["rows"])
-    sh, sq = out["shapes"], out["square"]
-    printed_bad = (not sh["printed_multiplies"]) or sq["printed_rel_err"] > 1e-6
-    verdict = ("corrected" if printed_bad else "verified") if ok else "refuted"
-    ranks = [r["r"] for r in out["rows"]]
-    rank_text = f"{ranks[0]}–{ranks[-1]}" if len(ranks) > 1 else f"{ranks[0]}"
-    (rq, dq), (nk, rk) = sh["VQ_T"], sh["UK"]
-    if not ok:
-        head = (f"The one-sided factorisation Q' = U_Q, K' = K V_Q is not exact here: relative score error {err:.1e} "
-                f"(limit 1e−10) or a width other than r.")
-    elif printed_bad:
-        head = (f"The one-sided factorisation Q' = U_Q, K' = K V_Q is exact (relative error {err:.1e} at ranks "
-                f"{rank_text}); the printed K'ᵀ = V_Qᵀ U_K V_Kᵀ is not.")
-    else:
-        head = (f"Both the one-sided factorisation (relative error {err:.1e}) and the printed K'ᵀ = V_Qᵀ U_K V_Kᵀ "
-                f"reproduce QKᵀ.")
-    printed = ("The printed K'ᵀ multiplies here" if sh["printed_multiplies"] else
-               f"The printed K'ᵀ would multiply a {rq}×{dq} matrix by a {nk}×{rk} one, a product that exists only "
-               f"when n = d")
-    summary = (
-        f"{head} The factorisation has width r. {printed}; at n = d = {sq['n']}, where it exists, it is off by "
-        f"{sq['printed_rel_err']:.2f} (relative) from V_Qᵀ Kᵀ. Not checked here: the time "
-        f"bound Õ(nd + n^(2−1/r)) (it rests on the fixed-dimension algorithm, AT-fixed-d) and the proof's step "
-        f"O(nd·max(r_Q, r_K)) = O(nd), which needs both ranks O(1) (the one-sided factorisation avoids it); the value "
-        f"matrix keeps width d = {out['rows'][0]['value_width']}, a cost the reduction does not remove.")
-    return Verdict(
-        "AT-lowrank", verdict, _tidy(summary),
-        numbers=dict(max_rel_err=err, ranks=ranks, printed_error=sh["printed_error"],
-                     corrected_shape=sh["corrected_shape"], printed_square_rel_err=sq["printed_rel_err"]),
-        thresholds=dict(rule=RULES["AT-lowrank"], exact="max relative score error <= 1e-10 and reduced width = r",
-                        corrected="the printed K'ᵀ raises a shape error at n ≠ d, or is off by > 1e-6 at n = d"),
-        scale=p["scale"])
-
-
-def check_at_temp(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for AT-temp: temperature moves into the inputs, entries bounded by max(B, B/√T)."""
-    p = preset(PRESETS, scale)
-    rows = temp_experiment(p, seed) if data is None else data
-    diff = max(r["max_abs_diff"] for r in rows)
-    bound_ok = all(r["max_entry"] <= r["B_T"] * (1 + 1e-12) for r in rows)
-    ok = diff <= 1e-12 and bound_ok
-    head = ("Temperature is only a rescaling of the inputs" if ok else "Absorbing the temperature into the inputs fails")
-    summary = (
-        f"{head}: softmax(QKᵀ/T)V and the same with Q/√T, K/√T differ by at most {diff:.1e} for T from "
-        f"{rows[0]['T']:g} to {rows[-1]['T']:g}. Every entry of the rescaled inputs "
-        f"{'stays' if bound_ok else 'does not stay'} within B_T = max(B, B/√T).")
-    return Verdict(
-        "AT-temp", "verified" if ok else "refuted", _tidy(summary),
-        numbers=dict(T=[r["T"] for r in rows], max_abs_diff=diff, max_entry=[r["max_entry"] for r in rows],
-                     B_T=[r["B_T"] for r in rows]),
-        thresholds=dict(equal="max |direct − absorbed| <= 1e-12", bound="max entry <= max(B, B/√T)"),
+        numbers=dict(e_log2_sq=out["e_log2_sq"], counterexample=ce, rows=out["printed"]["total"],
+                     misdecided_printed=out["printed"]["errors"], misdecided_sqrt=out["sqrt"]["errors"],
+                     misdecided_dup=out["dup"]["errors"], B_printed=out["B_printed"], B_sqrt=out["B_sqrt"],
+                     B_dup=out["B_dup"], d=out["d"], d_dup=out["d_dup"], e_dup=out["e_dup"],
+                     values_max_diff=vals["max_diff"] if vals else None),
+        thresholds=dict(rule=RULES["AT-log2"],
+                        wrong=f"|e^((log 2)²) − 2| > {_tol(LOG2_TOL)} and a parity counterexample exists"),
         scale=p["scale"])
 
 
@@ -326,8 +202,8 @@ def check_at_parity(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for AT-parity: in a row with t ≥ 1 orthogonal keys, the kept count is odd with probability 1/2.
 
     Rule (stated before the run): the exact probability (SymPy) must be 1/2 for every t = 1..T; the pooled
-    99% Clopper–Pearson interval of the sampled rows must contain 1/2 and be narrower than 0.1; every stratum t
-    with at least 30 samples must have a Bonferroni-adjusted 99% interval containing 1/2; the gadget's parity
+    99% Clopper–Pearson interval of the sampled rows must contain 1/2 and be narrower than ``PARITY_CI_WIDTH``; every
+    stratum t with at least ``PARITY_STRATUM_MIN`` samples must have a Bonferroni-adjusted 99% interval containing 1/2; the gadget's parity
     must equal the count's on every reading. Any failure → refuted; otherwise verified. (Rows with no orthogonal
     key read odd with probability 0: tallied and reported, not part of the claim.)
     """
@@ -340,9 +216,9 @@ def check_at_parity(scale=None, seed: int = 0, data=None) -> Verdict:
     t_arr, odd = np.asarray(out["t"]), np.asarray(out["odd"])
     N, k = int(odd.size), int(odd.sum())
     lo, hi = clopper_pearson(k, N, 0.99)
-    pooled_ok = lo <= 0.5 <= hi and hi - lo < 0.1
+    pooled_ok = lo <= 0.5 <= hi and hi - lo < PARITY_CI_WIDTH
     strata = {int(t): (int(odd[t_arr == t].sum()), int((t_arr == t).sum())) for t in np.unique(t_arr)}
-    big = {t: v for t, v in strata.items() if v[1] >= 30}
+    big = {t: v for t, v in strata.items() if v[1] >= PARITY_STRATUM_MIN}
     conf = 1 - 0.01 / max(len(big), 1)
     ci = {t: [float(x) for x in clopper_pearson(kk, nn, conf)] for t, (kk, nn) in big.items()}
     strata_ok = all(c[0] <= 0.5 <= c[1] for c in ci.values())
@@ -356,18 +232,19 @@ def check_at_parity(scale=None, seed: int = 0, data=None) -> Verdict:
                 f"{float(lo):.3f}–{float(hi):.3f}), or the exact probability or the gadget disagrees.")
     summary = (
         f"{head} The 99% interval of the sampled fraction is {float(lo):.3f}–{float(hi):.3f}; every value of t "
-        f"with at least 30 samples ({len(big)}) has an interval containing 1/2; the gadget's parity matched the count "
+        f"with at least {PARITY_STRATUM_MIN} samples ({len(big)}) has an interval containing 1/2; the gadget's parity matched the count "
         f"in {out['gadget_agree']:,}/{out['readings']:,} readings, and rows without an orthogonal key read odd "
         f"{out['zero_odd']}/{out['zero_rows']:,} times (P(odd) = 0 for t = 0).")
     return Verdict(
         "AT-parity", verdict, _tidy(summary),
-        numbers=dict(exact={str(t): str(v) for t, v in exact.items()}, samples=N, odd=k, fraction=k / N,
+        numbers=dict(exact_half_up_to_t=max(exact), exact_all_half=exact_ok, samples=N, odd=k, fraction=k / N,
                      ci99=[float(lo), float(hi)], strata={str(t): list(v) for t, v in strata.items()},
                      strata_ci={str(t): c for t, c in ci.items()}, gadget_agree=out["gadget_agree"],
                      readings=out["readings"], zero_rows=out["zero_rows"], zero_odd=out["zero_odd"]),
         thresholds=dict(exact="P(odd) = 1/2 for t = 1..T (SymPy)",
-                        pooled="99% Clopper–Pearson interval contains 1/2 and is narrower than 0.1",
-                        strata="Bonferroni-adjusted 99% interval contains 1/2 for every t with >= 30 samples",
+                        pooled=f"99% Clopper–Pearson interval contains 1/2 and is narrower than {PARITY_CI_WIDTH:g}",
+                        strata=f"Bonferroni-adjusted 99% interval contains 1/2 for every t with >= {PARITY_STRATUM_MIN} "
+                               "samples",
                         gadget="gadget parity = count parity on every reading"),
         scale=p["scale"])
 
@@ -378,7 +255,7 @@ def plot_parity(check_numbers):
 
     fig, ax = figure()
     strata = {int(t): v for t, v in check_numbers["strata"].items()}
-    ts = sorted(t for t, (_, nn) in strata.items() if nn >= 30)
+    ts = sorted(t for t, (_, nn) in strata.items() if nn >= PARITY_STRATUM_MIN)
     frac = [strata[t][0] / strata[t][1] for t in ts]
     ci = [check_numbers["strata_ci"][str(t)] for t in ts]
     ax.errorbar(ts, frac, yerr=[[f - c[0] for f, c in zip(frac, ci)], [c[1] - f for f, c in zip(frac, ci)]],

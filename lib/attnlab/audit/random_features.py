@@ -2,8 +2,9 @@
 
 Claims LR-favor, LR-example, LR-linformer and LR-cost. Experiments are memoized (:mod:`attnlab.audit.cache`);
 each ``check_*`` decides from their numbers with a rule stated in its docstring and in ``Verdict.thresholds``.
-The evidence of the section page ``notebooks/10-random-features-linformer.ipynb`` (LR-linformer, LR-cost) is
-:mod:`attnlab.audit.random_features_linformer`, re-exported here.
+The evidence of the section pages ``notebooks/10-random-features-bias.ipynb`` (LR-example, LR-unbiased) and
+``notebooks/10-random-features-linformer.ipynb`` (LR-linformer, LR-cost) is :mod:`attnlab.audit.random_features_bias`
+and :mod:`attnlab.audit.random_features_linformer`, re-exported here.
 """
 from __future__ import annotations
 
@@ -22,10 +23,8 @@ from .scale import preset
 from .verdict import Verdict
 
 __all__ = ["PRESETS", "identity_checks", "kernel_experiment", "output_experiment", "stabiliser_experiment",
-           "example_experiment", "variance_comparison", "chi_mgf", "orth_pair_moment", "exact_relative_variances", "variance_exact_table",
-           "check_lr_favor", "check_lr_example",
-           "plot_kernel", "plot_output", "plot_example", "unbiased_experiment",
-           "check_lr_unbiased",]
+           "variance_comparison", "chi_mgf", "orth_pair_moment", "exact_relative_variances", "variance_exact_table",
+           "check_lr_favor", "plot_kernel", "plot_output"]
 
 PRESETS = {
     "smoke": dict(k_d=4, k_R=4000, k_m=(4, 16), k_norms=(0.5, 1.0), k_cos=(-0.5, 0.5), k_batches=20,
@@ -230,42 +229,6 @@ def stabiliser_experiment(p: dict, seed: int):
                 naive_overflows_at_beta_1e4=naive_overflows)
 
 
-@memoize
-def example_experiment(p: dict, seed: int):
-    """The worked example of l. 265–279: the printed numbers recomputed, and the law of the m = 2 estimator for
-    q = (1, 0), k = (0.5, 0.5) over ``ex_R`` draws of orthogonal (χ norms) and iid features."""
-    q, k = np.array([1.0, 0.0]), np.array([0.5, 0.5])
-    W = np.eye(2)
-    fixed = float((favor_features(q[None], W) @ favor_features(k[None], W).T)[0, 0])
-    exact = math.exp(0.5)
-    rng = np.random.default_rng(seed)
-    out = dict(fixed=fixed, exact=exact, printed_fixed=1.4478, printed_exact=1.6487,
-               fixed_rel_err=1 - fixed / exact, printed_rel_err=0.12,
-               unit_rows_mean=unit_row_mean(q, k), sd_iid_theory=math.sqrt(favor_kernel_variance(q, k, 2)) / exact)
-    for orth in (True, False):
-        Ws = draw_omega(2, 2, rng=rng, orthogonal=orth, size=p["ex_R"])              # (R, 2, 2)
-        est = np.mean(np.exp(Ws @ q - q @ q / 2) * np.exp(Ws @ k - k @ k / 2), axis=1)   # φ(q)ᵀφ(k), m = 2
-        rel = est / exact - 1
-        key = "orth" if orth else "iid"
-        se = est.std(ddof=1) / math.sqrt(est.size)
-        out[key] = dict(mean=float(est.mean()), mean_lo=float(est.mean() - 1.96 * se),
-                        mean_hi=float(est.mean() + 1.96 * se), median=float(np.median(est)),
-                        median_abs_rel_err=float(np.median(np.abs(rel))),
-                        within_printed=float(np.mean(np.abs(rel) <= 0.12)),
-                        at_most_fixed=float(np.mean(est <= fixed)),
-                        hist=np.histogram(np.log(est), bins=60)[0].tolist(),
-                        hist_edges=np.histogram(np.log(est), bins=60)[1].tolist())
-    # the unit-row (seed's) estimator: a uniform rotation of {e1, e2}
-    th = rng.uniform(0, 2 * np.pi, p["ex_R"])
-    c, s = np.cos(th), np.sin(th)
-    w1, w2 = np.stack([c, s], 1), np.stack([-s, c], 1)
-    est = 0.5 * np.exp(-(q @ q + k @ k) / 2) * (np.exp(w1 @ q + w1 @ k) + np.exp(w2 @ q + w2 @ k))
-    se = est.std(ddof=1) / math.sqrt(est.size)
-    out["unit"] = dict(mean=float(est.mean()), mean_lo=float(est.mean() - 1.96 * se),
-                       mean_hi=float(est.mean() + 1.96 * se))
-    return out
-
-
 #: The rule for LR-cost, fixed before the run: exponents fitted on the larger half of the n grid (fixed overheads
 #: amortised), agreeing with θ when within ±TOL_EXP·θ; ratios of median times within [1/TIE, TIE] are ties.
 TOL_EXP = 0.2
@@ -278,6 +241,14 @@ _ORDER = ["refuted", "corrected", "unverifiable-here", "loose", "verified"]
 #: LR-favor: cases decided on (|q+k|² ≤ MEAN_S2 for means and variance ratios, ≤ VAR_S2 for the variance formula).
 MEAN_S2 = 3.0
 VAR_S2 = 1.5
+#: LR-favor's other thresholds, each used by its comparison and formatted into the thresholds' text: intervals at
+#: Bonferroni level z = Φ⁻¹(1 − FAVOR_TAIL/N) (two-sided 95%); sampled variances within FAVOR_SE standard errors of
+#: the exact ones in at least FAVOR_SHARE of the cases; exact ratios below 1 − RATIO_TOL count as lower.
+FAVOR_TAIL = 0.025
+FAVOR_SE = 3
+FAVOR_SHARE = 0.9
+RATIO_TOL = 1e-9
+MEAN_TOL = 1e-12   # slack of the interval test for a mean exactly at its target
 
 
 def chi_mgf(a, d: int):
@@ -328,7 +299,7 @@ def variance_comparison(krows, d: int) -> dict:
     the cases where the orthogonal variance is significantly lower (m ≥ d) or higher, at the Bonferroni level
     z = Φ⁻¹(1 − 0.025/N) over the N tested cases of all kinds (the rule of :func:`check_lr_favor`)."""
     tested = [x for x in krows if x["s2"] <= MEAN_S2]
-    z = stats.norm.ppf(1 - 0.025 / max(len(tested), 1))
+    z = stats.norm.ppf(1 - FAVOR_TAIL / max(len(tested), 1))
     iid = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "iid"}
     orth = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "orth"}
     ratios, worse, better = {}, [], []
@@ -371,10 +342,10 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
     parts["identity as derived (steps 1–5)"] = "verified" if (ids["mgf"] and ids["step3"] and ids["step4"]) else "refuted"
     # (3), (4)
     def inside(x, target):
-        return abs(x["mean"] - target) <= z * x["se"] + 1e-12
+        return abs(x["mean"] - target) <= z * x["se"] + MEAN_TOL
     tested = [x for x in krows if x["s2"] <= MEAN_S2]
     N = len(tested)
-    z = stats.norm.ppf(1 - 0.025 / max(N, 1))
+    z = stats.norm.ppf(1 - FAVOR_TAIL / max(N, 1))
     unb = [x for x in tested if x["kind"] in ("iid", "orth")]
     miss = [x for x in unb if not inside(x, 1.0)]
     parts["unbiased (iid, orthogonal χ)"] = "verified" if not miss else "refuted"
@@ -386,23 +357,25 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
     iid = {(x["r"], x["cos"], x["m"]): x for x in tested if x["kind"] == "iid"}
     exact = data[3] if len(data) > 3 else variance_exact_table(krows, p["k_d"])
     ratios = {str(k_): v["orth"] / v["iid"] for k_, v in exact.items() if k_[2] >= 2}
-    better = [k_ for k_, r in ratios.items() if r < 1 - 1e-9]
-    worse = [k_ for k_, r in ratios.items() if r >= 1 - 1e-9]
+    better = [k_ for k_, r in ratios.items() if r < 1 - RATIO_TOL]
+    worse = [k_ for k_, r in ratios.items() if r >= 1 - RATIO_TOL]
     orth = len(ratios)
     parts["orthogonal lowers the variance"] = "verified" if not worse else "refuted"
     # (5b) the exact orthogonal variance describes the sampler, where sample variances converge (|q+k|² ≤ VAR_S2)
     ocases = [x for x in krows if x["kind"] == "orth" and x["s2"] <= VAR_S2]
-    ok_orth = sum(abs(x["var"] - exact[(x["r"], x["cos"], x["m"])]["orth"]) <= 3 * x["vse"] for x in ocases)
-    parts["orthogonal variance formula"] = "verified" if ok_orth >= 0.9 * len(ocases) else "refuted"
+    ok_orth = sum(abs(x["var"] - exact[(x["r"], x["cos"], x["m"])]["orth"]) <= FAVOR_SE * x["vse"] for x in ocases)
+    parts["orthogonal variance formula"] = "verified" if ok_orth >= FAVOR_SHARE * len(ocases) else "refuted"
     small = {str(k_): v["orth"] / v["iid"] for k_, v in exact.items() if 2 <= k_[2] < p["k_d"]}
     # (6)
     vcases = [x for x in iid.values() if x["s2"] <= VAR_S2]
-    ok_var = sum(abs(x["var"] - x["var_theory_iid"]) <= 3 * x["vse"] for x in vcases)
-    parts["iid variance formula"] = "verified" if ok_var >= 0.9 * len(vcases) else "refuted"
+    ok_var = sum(abs(x["var"] - x["var_theory_iid"]) <= FAVOR_SE * x["vse"] for x in vcases)
+    parts["iid variance formula"] = "verified" if ok_var >= FAVOR_SHARE * len(vcases) else "refuted"
     # (7)
     at = [x for x in orows if x["tau"] == 1.0 and x["orthogonal"] and 2 <= x["m_over_d"] <= 4]
-    notes["error at m = 2d–4d, τ = 1 (median ‖Õ − O‖_F/‖O‖_F)"] = {f"d={x['d']} m={x['m']}": x["err"] for x in at}
-    notes["mean-of-V error at τ = 1"] = {f"d={x['d']}": x["mean_v"] for x in at}
+    notes["error at m = 2d–4d, τ = 1 (median ‖Õ − O‖_F/‖O‖_F), smallest and largest"] = (
+        [min(x["err"] for x in at), max(x["err"] for x in at)] if at else [])
+    notes["mean-of-V error at τ = 1, smallest and largest"] = (
+        [min(x["mean_v"] for x in at), max(x["mean_v"] for x in at)] if at else [])
     parts["m = 2d to 4d in practice (trained models)"] = "unverifiable-here"
     deciding = [v for kpart, v in parts.items() if not kpart.startswith("m = 2d")]
     verdict = min(deciding, key=_ORDER.index)
@@ -424,56 +397,25 @@ def check_lr_favor(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{worst_err:.0%}.")
     return Verdict("LR-favor", verdict, summ,
                    numbers=dict(parts=parts, notes=notes, unbiased_cases=len(unb), unbiased_missed=len(miss),
-                                unit_biased=len(unit_biased), unit_cases=len(unit), unit_theory_ok=unit_theory_ok,
-                                var_ratio=ratios, orth_better=len(better), orth_worse=len(worse),
+                                unit_biased=len(unit_biased), unit_cases=len(unit),
+                                var_ratio_min=min(ratios.values()), var_ratio_max=max(ratios.values()),
+                                orth_better=len(better), orth_worse=len(worse),
                                 orth_var_formula_ok=ok_orth, orth_var_cases=len(ocases),
-                                var_ratio_small_m=small,
-                                iid_var_formula_ok=ok_var, iid_var_cases=len(vcases), ratio_227=ids["ratio_227"],
-                                untested_cases=len(krows) - len(tested),
-                                bonferroni_z=z),
-                   thresholds=dict(unbiased="Bonferroni 95% interval of the mean ratio contains 1 in every case",
+                                iid_var_formula_ok=ok_var, iid_var_cases=len(vcases),
+                                untested_cases=len(krows) - len(tested), bonferroni_z=z),
+                   thresholds=dict(unbiased=f"Bonferroni {1 - 2 * FAVOR_TAIL:.0%} interval of the mean ratio "
+                                            "contains 1 in every case",
                                    mean_s2=MEAN_S2, var_s2=VAR_S2,
-                                   variance="exact orthogonal/iid variance below 1 in every case with m ≥ 2 "
+                                   variance=f"exact orthogonal/iid variance below 1 − {RATIO_TOL:g} in every case "
+                                            "with m ≥ 2 "
                                             "(m < d included)",
-                                   orth_formula="sampled orthogonal variance within 3 SE of the exact one in ≥ 90% of "
-                                                "the cases with |q+k|² ≤ VAR_S2",
-                                   variance_formula="simulated iid variance within 3 SE of the closed form in ≥ 90%",
+                                   orth_formula=f"sampled orthogonal variance within {FAVOR_SE} SE of the exact one in "
+                                                f"≥ {FAVOR_SHARE:.0%} of the cases with |q+k|² ≤ VAR_S2",
+                                   variance_formula=f"simulated iid variance within {FAVOR_SE} SE of the closed form in "
+                                                    f"≥ {FAVOR_SHARE:.0%}",
                                    combine="worst part decides (refuted < corrected < unverifiable-here < verified); "
                                            "the trained-model part 'm = 2d–4d' does not decide"),
                    scale=p["scale"])
-
-
-def check_lr_example(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-example. Rule: the printed numbers must match the recomputed ones to their 4 decimals
-    (|Δ| ≤ 1e-4 + rounding 5e-5) and the 12% to 1 point; else ``refuted``. If they match, the example stands for the
-    estimator only if (a) the fixed ω has positive probability under FAVOR+'s law (χ norms: it has none, so (a)
-    fails whenever the example uses two fixed unit vectors) or (b) the estimator's typical error (median of
-    |rel. error| over the orthogonal draws) is within a factor 2 of the printed 12%: ``verified`` if (b) holds,
-    otherwise ``corrected`` (the arithmetic is right, but it is not the error of the estimator)."""
-    p = preset(PRESETS, scale)
-    ex = example_experiment(p, seed) if data is None else data
-    arith_ok = (abs(ex["fixed"] - ex["printed_fixed"]) <= 1.5e-4 and abs(ex["exact"] - ex["printed_exact"]) <= 1.5e-4
-                and abs(ex["fixed_rel_err"] - ex["printed_rel_err"]) <= 0.01)
-    typical = ex["orth"]["median_abs_rel_err"]
-    close = 0.5 <= typical / ex["printed_rel_err"] <= 2
-    verdict = "refuted" if not arith_ok else ("verified" if close else "corrected")
-    return Verdict(
-        "LR-example", verdict,
-        f"The example's arithmetic is right ({ex['fixed']:.4f} against exp(0.5) = {ex['exact']:.4f}, an error of "
-        f"{ex['fixed_rel_err']:.1%}), but FAVOR+ with m = 2 errs by {typical:.0%} typically, not 12%. "
-        f"The fixed ω = (1, 0), (0, 1) are unit rows of an orthogonal matrix: a draw of a biased estimator (mean "
-        f"{ex['unit_rows_mean']:.3f}, simulated {ex['unit']['mean']:.3f}) that has probability zero under FAVOR+ "
-        f"(χ norms). For this (q, k) the m = 2 orthogonal estimator has mean {ex['orth']['mean']:.3f} (95% interval "
-        f"{ex['orth']['mean_lo']:.3f} to {ex['orth']['mean_hi']:.3f}) and median {ex['orth']['median']:.3f}, and "
-        f"lands within 12% of exp(0.5) in {ex['orth']['within_printed']:.0%} of draws.",
-        numbers=dict(fixed=ex["fixed"], exact=ex["exact"], fixed_rel_err=ex["fixed_rel_err"],
-                     unit_rows_mean=ex["unit_rows_mean"], unit_mean_sim=ex["unit"]["mean"],
-                     orth_mean=ex["orth"]["mean"], orth_median=ex["orth"]["median"],
-                     typical_abs_rel_err=typical, within_12pct=ex["orth"]["within_printed"],
-                     iid_typical_abs_rel_err=ex["iid"]["median_abs_rel_err"], sd_iid_theory=ex["sd_iid_theory"]),
-        thresholds=dict(arithmetic="|printed − recomputed| ≤ 1.5e-4, error within 1 point of 12%",
-                        representative="median |rel. error| of the m = 2 orthogonal estimator within ×2 of 12%"),
-        scale=p["scale"])
 
 
 # --------------------------------------------------------------------------- figures
@@ -608,27 +550,7 @@ def plot_output(rows):
     return fig, data
 
 
-def plot_example(ex):
-    """Histogram of the m = 2 orthogonal (χ norms) estimate φ(q)ᵀφ(k) for the worked example's (q, k), on a log
-    axis, with e^0.5, the seed's fixed-ω value and the estimator's median."""
-    from ..plotting import figure  # noqa: PLC0415
-
-    fig, ax = figure(height=2.4)
-    h, e = np.array(ex["orth"]["hist"]), np.array(ex["orth"]["hist_edges"])
-    ax.stairs(h / h.sum() / np.diff(e), np.exp(e), fill=True, alpha=0.5, label="$m = 2$ orthogonal features")
-    ax.set_xscale("log")
-    for val, lab, ls in ((ex["exact"], r"exact $e^{0.5}$", "-"), (ex["fixed"], r"the tutorial's fixed $\omega$", "--"),
-                         (ex["orth"]["median"], "median of the estimate", ":")):
-        ax.axvline(val, color="k", ls=ls, lw=1, label=lab)
-    ax.set_xlabel(r"estimate $\phi(q)^\top\phi(k)$")
-    ax.set_ylabel("density of its logarithm")
-    _log_ticks(ax)
-    fig.tight_layout()
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, fontsize=7)
-    return fig, dict(density=(h / h.sum()).tolist(), edges=e.tolist())
-
-
-# --------------------------------------------------------------------------- LR-unbiased
+# --------------------------------------------------------------------------- sizes of LR-unbiased (random_features_bias)
 #: Sizes of the bias experiment: n tokens, width d, feature counts m, draws of ω per m.
 _UNB = {"smoke": dict(u_n=16, u_d=8, u_m=(8, 32), u_R=4000, u_chunk=500),
         "book": dict(u_n=16, u_d=8, u_m=(8, 32, 128), u_R=20000, u_chunk=1000),
@@ -638,119 +560,20 @@ for _k in PRESETS:
 del _k
 
 
-U_NORM = 0.5
-
-
-@memoize
-def unbiased_experiment(p: dict, seed: int):
-    """Is FAVOR+'s attention output unbiased, or only its kernel? Gaussian V and Gaussian directions for q, k with
-    norm ``U_NORM`` (n × d, β = 1, the temperature already in q and k); per m, ``u_R`` independent orthogonal-χ draws of ω. Per draw: the kernel matrix
-    κ̂ = φ(q)ᵀφ(k) over all n² pairs, divided by exp(qᵀk), and the output Õ = κ̂V / κ̂1 against exact attention O.
-    Returns per m the mean and standard error of every kernel ratio and of every output difference Õ − O."""
-    rng = np.random.default_rng(seed)
-    n, d, R, ch = p["u_n"], p["u_d"], p["u_R"], p["u_chunk"]
-    Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
-    # rows of norm U_NORM after the temperature (|q + k|² ≤ 4·U_NORM² = 1): per-feature relative variance at most
-    # e − 1, where sample means and variances converge at these numbers of draws
-    Qs = U_NORM * Q / np.linalg.norm(Q, axis=1, keepdims=True)
-    Ks = U_NORM * K / np.linalg.norm(K, axis=1, keepdims=True)
-    exact_k = np.exp(Qs @ Ks.T)
-    O = attention(Qs, Ks, V, beta=1.0)
-    out = []
-    for m in p["u_m"]:
-        g = np.random.default_rng([seed, m])
-        k1 = np.zeros((n, n)); k2 = np.zeros((n, n)); o1 = np.zeros((n, d)); o2 = np.zeros((n, d))
-        for start in range(0, R, ch):
-            b = min(ch, R - start)
-            W = draw_omega(m, d, rng=g, orthogonal=True, norms="chi", size=b)             # (b, m, d)
-            fq = np.exp(Qs @ W.transpose(0, 2, 1) - (Qs * Qs).sum(1)[None, :, None] / 2) / math.sqrt(m)
-            fk = np.exp(Ks @ W.transpose(0, 2, 1) - (Ks * Ks).sum(1)[None, :, None] / 2) / math.sqrt(m)
-            kap = fq @ fk.transpose(0, 2, 1)                                            # (b, n, n)
-            r = kap / exact_k
-            k1 += r.sum(0); k2 += (r * r).sum(0)
-            Ot = (kap @ V) / kap.sum(2, keepdims=True) - O
-            o1 += Ot.sum(0); o2 += (Ot * Ot).sum(0)
-        km, om = k1 / R, o1 / R
-        kse = np.sqrt(np.maximum(k2 / R - km ** 2, 0) / (R - 1))
-        ose = np.sqrt(np.maximum(o2 / R - om ** 2, 0) / (R - 1))
-        out.append(dict(m=m, R=R, kernel_mean=km.tolist(), kernel_se=kse.tolist(), out_bias=om.tolist(),
-                        out_se=ose.tolist(), O_norm=float(np.linalg.norm(O)), O_scale=float(np.abs(O).mean())))
-    return dict(n=n, d=d, rows=out)
-
-
-def check_lr_unbiased(scale=None, seed: int = 0, data=None) -> Verdict:
-    """Verdict for LR-unbiased: Performer's "unbiased estimate based on the Gaussian identity" (the low-rank tutorial, l. 291),
-    set against Linformer's approximation of the attention, read as: the attention output is unbiased.
-
-    Rule (stated before the run), over all n² kernel entries and n·d output entries at every m, Bonferroni over all
-    of them: the kernel is unbiased if every kernel ratio's 95% interval (z = Φ⁻¹(1 − 0.025/N)) contains 1, else
-    refuted (the identity itself fails); the output is biased if some output entry's bias exceeds its 99%
-    Bonferroni interval (z = Φ⁻¹(1 − 0.005/N)). Kernel unbiased and output biased: corrected (only the kernel is
-    unbiased: the output is a ratio of two unbiased sums, biased at O(1/m)); kernel and output unbiased: verified.
-    """
-    p = preset(PRESETS, scale)
-    out = unbiased_experiment(p, seed) if data is None else data
-    rows = out["rows"]
-    km = np.concatenate([np.ravel(r["kernel_mean"]) for r in rows])
-    kse = np.concatenate([np.ravel(r["kernel_se"]) for r in rows])
-    ob = np.concatenate([np.ravel(r["out_bias"]) for r in rows])
-    ose = np.concatenate([np.ravel(r["out_se"]) for r in rows])
-    zk = stats.norm.ppf(1 - 0.025 / km.size)
-    zo = stats.norm.ppf(1 - 0.005 / ob.size)
-    k_miss = int((np.abs(km - 1) > zk * kse).sum())
-    o_sig = np.abs(ob) > zo * ose
-    per_m = []
-    for r in rows:
-        b, se = np.ravel(r["out_bias"]), np.ravel(r["out_se"])
-        i = int(np.argmax(np.abs(b) / se))
-        per_m.append(dict(m=r["m"], k00=float(np.ravel(r["kernel_mean"])[0]), k00_se=float(np.ravel(r["kernel_se"])[0]),
-                          kernel_max_z=float(np.max(np.abs(np.ravel(r["kernel_mean"]) - 1) / np.ravel(r["kernel_se"]))),
-                          bias=float(b[i]), bias_se=float(se[i]), bias_z=float(b[i] / se[i]),
-                          bias_rms=float(np.sqrt(np.mean(b ** 2))), significant=int((np.abs(b) > zo * se).sum()),
-                          entries=int(b.size)))
-    if k_miss:
-        verdict = "refuted"
-    elif o_sig.any():
-        verdict = "corrected"
-    else:
-        verdict = "verified"
-    f = per_m[0]
-    if verdict == "corrected":
-        head = (f"Only the kernel is unbiased (one entry: {f['k00']:.4f} ± {f['k00_se']:.4f} of exp(qᵀk)); the "
-                f"normalised output is biased, by {f['bias']:+.4f} ± {f['bias_se']:.4f} at m = {f['m']}.")
-        head += (f" It is a ratio of two unbiased sums (z = {f['bias_z']:.0f} for {out['n']} tokens).")
-    elif verdict == "verified":
-        head = (f"Kernel and output are both unbiased within the intervals: no output entry's bias is significant "
-                f"(largest |z| = {max(abs(x['bias_z']) for x in per_m):.1f}).")
-    else:
-        head = (f"The kernel estimate itself is biased: {k_miss} of {km.size:,} kernel entries miss 1 by more than "
-                f"their Bonferroni interval.")
-    trend = "; ".join(f"m = {x['m']}: rms bias {x['bias_rms']:.4f}, {x['significant']} of {x['entries']} entries "
-                      f"significant" for x in per_m)
-    mb = ", ".join(f"{x['m'] * x['bias_rms']:.3f}" for x in per_m)
-    summary = (f"{head} Over {rows[0]['R']:,} orthogonal-χ draws per m (|q| = |k| = {U_NORM:g}), {k_miss} of "
-               f"{km.size:,} kernel ratios miss 1 (Bonferroni z = {zk:.2f}); the output bias ({trend}) times m is "
-               f"{mb}, an O(1/m) bias, so the guarantee of l. 291 holds for the kernel, not for the attention output.")
-    return Verdict("LR-unbiased", verdict, summary,
-                   numbers=dict(per_m=per_m, kernel_missed=k_miss, kernel_entries=int(km.size),
-                                output_significant=int(o_sig.sum()), output_entries=int(ob.size), z_kernel=zk,
-                                z_output=zo, n=out["n"], d=out["d"]),
-                   thresholds=dict(kernel="every kernel ratio's Bonferroni 95% interval contains 1 (else refuted)",
-                                   output="some output entry's bias beyond its Bonferroni 99% interval → corrected; "
-                                          "none → verified"),
-                   scale=p["scale"])
-
-
-# --------------------------------------------------------------------------- LR-cost, by exact counts
-
-
-# --------------------------------------------------------------------------- moved to random_features_linformer
-_MOVED = ('linformer_experiment', 'methods_experiment', '_user_time', '_timed', '_peak', 'cost_experiment', '_fit', '_crossover', 'cost_summary', 'check_lr_linformer', 'plot_linformer', 'plot_cost', 'cost_counts', '_poly_text', '_counts_evidence', 'counts_experiment', 'check_lr_cost')
+# --------------------------------------------------------------------------- moved to the section pages' modules
+_MOVED_TO = {name: "random_features_linformer" for name in (
+    "linformer_experiment", "methods_experiment", "_user_time", "_timed", "_peak", "cost_experiment", "_fit",
+    "_crossover", "cost_summary", "check_lr_linformer", "plot_linformer", "plot_cost", "cost_counts", "_poly_text",
+    "_counts_evidence", "counts_experiment", "check_lr_cost")}
+_MOVED_TO.update({name: "random_features_bias" for name in (
+    "U_NORM", "example_experiment", "check_lr_example", "plot_example", "unbiased_experiment", "check_lr_unbiased")})
 
 
 def __getattr__(name):
-    """The evidence of the section page moved to :mod:`attnlab.audit.random_features_linformer`; re-exported here."""
-    if name in _MOVED:
-        from . import random_features_linformer  # noqa: PLC0415
-        return getattr(random_features_linformer, name)
+    """The evidence of the section pages moved to :mod:`attnlab.audit.random_features_bias` and
+    :mod:`attnlab.audit.random_features_linformer`; re-exported here."""
+    if name in _MOVED_TO:
+        import importlib  # noqa: PLC0415
+
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

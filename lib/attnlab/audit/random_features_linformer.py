@@ -45,6 +45,13 @@ __all__ = [
     "check_lr_cost",
 ]
 
+#: LR-linformer's thresholds, each used by its comparison and formatted into its text: a family fails when its error at
+#: k = L is at least ZERO_OUTPUT_ERR (the error of the zero output), agrees when below it with a slope interval ending
+#: at or below SLOPE_MAX; the JL form falls at the JL rate when its slope interval lies in JL_SLOPE.
+ZERO_OUTPUT_ERR = 1.0
+SLOPE_MAX = -0.25
+JL_SLOPE = (-0.75, -0.25)
+
 
 @memoize
 def linformer_experiment(p: dict, seed: int, *, progress=False):
@@ -217,9 +224,9 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
     """Verdict for LR-linformer. Rule (before the run): the printed statement is well-typed only if the two
     matrices it compares have the same shape. The output-level law softmax(Q(EK)ᵀβ)(FV) ≈ AV is fitted per family
     (n, d, τ) as log median error against log k on the k grid. A family fails when, at k = n (no compression
-    left), the error is still ≥ 1, the error of the zero output (a size-free end point: no compression method needs
-    k > n); it agrees when the error at k = n is < 1 and falls at least like k^(−1/4) (slope's 95% interval below
-    −0.25; the JL rate is −1/2). ``refuted`` if most families fail; ``corrected`` if all agree and
+    left), the error is still ≥ ``ZERO_OUTPUT_ERR`` = 1, the error of the zero output (a size-free end point: no
+    compression method needs k > n); it agrees when the error at k = n is below it and falls at least like k^(−1/4)
+    (slope's 95% interval below ``SLOPE_MAX`` = −0.25; the JL rate is −1/2). ``refuted`` if most families fail; ``corrected`` if all agree and
     the printed statement is ill-typed, ``verified`` if all agree and it is well-typed; otherwise
     ``unverifiable-here``. 'k = n/4 or n/8 loses almost nothing' is a trained-model claim, reported only."""
     p = preset(PRESETS, scale)
@@ -236,9 +243,9 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
         fits[str(fam)] = dict(slope=f.slope, lo=f.slope_lo, hi=f.slope_hi, err_at_k_max=rs[-1]["err"],
                               k_max=rs[-1]["k"], mean_v=rs[-1]["mean_v"])
         fits_jl[str(fam)] = dict(slope=g.slope, lo=g.slope_lo, hi=g.slope_hi)
-        if rs[-1]["err"] >= 1.0:
+        if rs[-1]["err"] >= ZERO_OUTPUT_ERR:
             fail += 1
-        elif f.slope_hi <= -0.25:
+        elif f.slope_hi <= SLOPE_MAX:
             agree += 1
     if fail > len(fams) / 2:
         verdict = "refuted"
@@ -246,22 +253,24 @@ def check_lr_linformer(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "verified" if typed else "corrected"
     else:
         verdict = "unverifiable-here"
-    jl_ok = sum(-0.75 <= v["lo"] and v["hi"] <= -0.25 for v in fits_jl.values())
+    jl_ok = sum(JL_SLOPE[0] <= v["lo"] and v["hi"] <= JL_SLOPE[1] for v in fits_jl.values())
     errs_kmax = [v["err_at_k_max"] for v in fits.values()]
     slopes = [v["slope"] for v in fits.values()]
     return Verdict(
         "LR-linformer", verdict,
         f"Random-projection Linformer misses attention even at k = L (no compression): error ‖Õ − O‖_F/‖O‖_F "
-        f"{min(errs_kmax):.2f} to {max(errs_kmax):.2f}, ≥ 1 (the zero output's) in {fail} of {len(fams)} settings. "
+        f"{min(errs_kmax):.2f} to {max(errs_kmax):.2f}, ≥ {ZERO_OUTPUT_ERR:g} (the zero output's) in {fail} of "
+        f"{len(fams)} settings. "
         f"The settings are (L, d, τ); the printed bound compares a {shapes['full'][0]}×{shapes['full'][1]} with a "
         f"{shapes['projected'][0]}×{shapes['projected'][1]} matrix (ill-typed). With Gaussian E, F of N(0, 1/k) "
-        f"entries the error falls below 1 in {agree} of {len(fams)} settings (fitted slopes in log k "
+        f"entries the error falls below {ZERO_OUTPUT_ERR:g} in {agree} of {len(fams)} settings (fitted slopes in log k "
         f"{min(slopes):.2f} to {max(slopes):.2f}), while the low-rank form A·RᵀR·V of the Linformer paper's "
         f"Theorem 1 falls at the JL rate in {jl_ok} of {len(fams)}.",
         numbers=dict(shapes=shapes, well_typed=typed, families=len(fams), agree=agree, fail=fail, fits=fits,
                      fits_theorem1_form=fits_jl, theorem1_form_agree=jl_ok),
-        thresholds=dict(fail="error at k = L ≥ 1 (the zero output's)",
-                        agree="error at k = L < 1 and slope 95% interval upper end ≤ −0.25", refuted="most families fail",
+        thresholds=dict(fail=f"error at k = L ≥ {ZERO_OUTPUT_ERR:g} (the zero output's)",
+                        agree=f"error at k = L < {ZERO_OUTPUT_ERR:g} and slope 95% interval upper end ≤ "
+                              f"{SLOPE_MAX:g}".replace("-", "−"), refuted="most families fail",
                         corrected="all agree, printed statement ill-typed"),
         scale=p["scale"])
 
