@@ -24,7 +24,9 @@ AUDIT = Path(__file__).resolve().parents[2] / "lib" / "attnlab" / "audit"
 CONVERTED = [
     "softmax_stability", "softmax_chain", "softmax_amplify", "pda", "pda_bound", "pda_cost", "pda_speed", "jl",
     "jl_scaling", "gradient", "gradient_precision", "rank_lower", "rank_lower_counts", "spectrum", "spectrum_kernel",
-    "spectrum_sparse",
+    "spectrum_sparse", "hardness", "hardness_bounds", "hardness_decoders", "hardness_lowrank", "hardness_parity",
+    "any_temperature", "any_temperature_cost", "any_temperature_cancel", "any_temperature_fixed_d",
+    "random_features", "random_features_bias", "random_features_linformer",
 ]
 
 #: Numbers too common in formulas and texts ("2ε", "1/2", "1 + tol") to be read as a typed threshold.

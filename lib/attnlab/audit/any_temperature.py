@@ -116,6 +116,7 @@ PARAMETER_LABELS = {
 ERROR_RATIO_MAX = 1.0      # AT-1d, AT-fixed-d: entrywise error over eps (and window error over eta) at most this
 COUNT_SLOPE_TOL = 0.1      # AT-1d: largest log-log slope of count / law against n, B or 1/eps
 DEGREE_SLOPE_MAX = 1.25    # AT-fixed-d: largest log-log slope of the degree g against the window w'
+F64_BITS = 53             # AT-1d: float64's significand bits (the precision the library computes in)
 PRACTICAL_N = 2**40        # AT-bigd: a crossover beyond this length is no speed-up at any length a model uses
 
 #: The decision rules, stated before any run (the checks quote them in their verdicts).
@@ -586,7 +587,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     prec = d["precision"]
     top_bits = max(r["bits"] for r in prec)
     alg1_top = max(r["ratio"] for r in prec if r["bits"] == top_bits)
-    f64 = max((r["ratio"] for r in prec if r["bits"] == 53), default=float("nan"))
+    f64 = max((r["ratio"] for r in prec if r["bits"] == F64_BITS), default=float("nan"))
     cases = sorted({(r["n"], r["B"], r["eps"]) for r in prec}, key=lambda c: c[1])
     hard = cases[-1]
     need = bits_needed(prec, *hard)
@@ -620,7 +621,7 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
     else:
         head = f"attention_1d meets ε ({_num(worst, 2)}·ε), but the count grid is too short to test the law."
     summary = (f"{head} Algorithm 1 as printed (mpmath): at B = {_num(hard[1], 3)}, n = {hard[0]} it needs "
-               f"{need if need else 'more than ' + str(top_bits)} bits (error {_num(f64, 3)}·ε at 53 bits, the printed "
+               f"{need if need else 'more than ' + str(top_bits)} bits (error {_num(f64, 3)}·ε at {F64_BITS} bits, the printed "
                f"expansion fails in float64; {_num(alg1_top, 2)}·ε at {top_bits} bits). Exact operation counts over "
                f"n = {min(r['n'] for r in env):,}–{max(r['n'] for r in env):,}, B up to {_num(max(r['B'] for r in env), 3)}, "
                f"ε down to {_num(min(r['eps'] for r in env), 3)} (degree g = {gs[0]}–{gs[-1]}): count / law = "

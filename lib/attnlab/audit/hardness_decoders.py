@@ -6,6 +6,7 @@ the chapter's presets, rules and shared helpers and re-exports these names.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -13,7 +14,11 @@ from ..hardness import approximate_oracle, maxip_decode, ov_decode
 from .cache import memoize
 from .hardness import MAXIP_MARGIN, OV_TOL, PRESETS, RULES, _frac, _tidy, mpl_null, random_ov_sets
 from .scale import preset
-from .verdict import Verdict
+from .verdict import Verdict, number_text
+
+#: AT-ov: the one-call gadget's outputs without an orthogonal partner (at most) and with one (at least), as the
+#: construction states them; the check allows ``OV_TOL`` beyond each.
+OV_WITHOUT, OV_WITH = Fraction(1, 6), Fraction(2, 3)
 
 __all__ = ["PRESETS", "RULES", "maxip_tolerance", "maxip_experiment", "maxip_threshold_instances", "maxip_fact",
            "ov_experiment", "check_at_maxip", "check_at_ov", "plot_maxip", "plot_ov"]
@@ -196,23 +201,24 @@ def check_at_ov(scale=None, seed: int = 0, data=None) -> Verdict:
     rows = ov_experiment(p, seed) if data is None else data
     no = max(r["max_o_without"] for r in rows if r["rows_without"])
     yes = min(r["min_o_with"] for r in rows if r["rows_with"])
-    ok = no <= 1 / 6 + OV_TOL and yes >= 2 / 3 - OV_TOL
+    ok = no <= float(OV_WITHOUT) + OV_TOL and yes >= float(OV_WITH) - OV_TOL
     n_with = sum(r["rows_with"] for r in rows)
     n_without = sum(r["rows_without"] for r in rows)
     if ok:
-        head = (f"The one-call gadget separates: o_i ≤ {no:.4f} (bound 1/6) without an orthogonal partner and "
-                f"o_i ≥ {yes:.4f} (bound 2/3) with one.")
+        head = (f"The one-call gadget separates: o_i ≤ {no:.4f} (bound {OV_WITHOUT}) without an orthogonal partner and "
+                f"o_i ≥ {yes:.4f} (bound {OV_WITH}) with one.")
     else:
-        head = (f"The one-call gadget does not separate: o_i reaches {no:.4f} without an orthogonal partner (bound 1/6) "
-                f"and falls to {yes:.4f} with one (bound 2/3).")
+        head = (f"The one-call gadget does not separate: o_i reaches {no:.4f} without an orthogonal partner "
+                f"(bound {OV_WITHOUT}) and falls to {yes:.4f} with one (bound {OV_WITH}).")
     summary = (
         f"{head} Over {n_without:,} rows without and {n_with:,} with a partner; the tight instance (every a·b = 1) "
-        f"attains 1/6, and the gap {yes - no:.3f} tolerates oracle errors below {(yes - no) / 2:.3f}.")
+        f"attains {OV_WITHOUT}, and the gap {yes - no:.3f} tolerates oracle errors below {(yes - no) / 2:.3f}.")
     return Verdict(
         "AT-ov", "verified" if ok else "refuted", _tidy(summary),
-        numbers=dict(max_o_without=no, min_o_with=yes, margin_without=1 / 6 - no, margin_with=yes - 2 / 3,
-                     rows_with=n_with, rows_without=n_without),
-        thresholds=dict(without=f"max o_i <= 1/6 + {OV_TOL:g}", with_=f"min o_i >= 2/3 − {OV_TOL:g}"),
+        numbers=dict(max_o_without=no, min_o_with=yes, margin_without=float(OV_WITHOUT) - no,
+                     margin_with=yes - float(OV_WITH), rows_with=n_with, rows_without=n_without),
+        thresholds=dict(without=f"max o_i <= {OV_WITHOUT} + {number_text(OV_TOL)}",
+                        with_=f"min o_i >= {OV_WITH} − {number_text(OV_TOL)}"),
         scale=p["scale"])
 
 
@@ -252,8 +258,8 @@ def plot_ov(rows):
     yes = [min(r["min_o_with"] for r in rows if r["n"] == n and r["rows_with"]) for n in ns]
     ax.semilogx(ns, yes, "s-", label="smallest $o_i$, with a partner")
     ax.semilogx(ns, no, "o-", label="largest $o_i$, without one")
-    ax.axhline(2 / 3, color="k", ls="--", lw=1)
-    ax.axhline(1 / 6, color="k", ls=":", lw=1)
+    ax.axhline(float(OV_WITH), color="k", ls="--", lw=1)
+    ax.axhline(float(OV_WITHOUT), color="k", ls=":", lw=1)
     ax.set_xticks(ns, [f"{n:,}" for n in ns])
     ax.xaxis.set_minor_formatter(mpl_null())
     ax.set_ylim(0, 1)
