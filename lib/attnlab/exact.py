@@ -488,12 +488,14 @@ def _fast_ok(xp, plan, mask, V, n_keys) -> bool:
     return lv + math.log2(n_keys) + _fast_exp2(V.dtype) + 4 <= math.log2(float(xp.finfo(V.dtype).max))
 
 
-def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, where, mask, is_bool, shift, Ka):
+def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, where, mask, is_bool, shift, aug):
     """Online softmax over key tiles of ``block`` keys for the queries q0 : q0 + qblock of one batch element
     (2-d Q, K, V; a mask with 2 axes of size 1 or full); writes their rows of ``out`` and ``lse_out`` at index
-    ``where``. ``Ka`` (K with a column of ones, NumPy) turns on the fast path: after a first standard tile the shift
-    -m and the inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), and a tile is accepted without its
-    max while its exponentials stay below 2^_fast_exp2 (else it is redone by the standard step)."""
+    ``where``. ``aug`` = (Ka, Va), K and V each with a column of ones (NumPy), turns on the fast path: after a first
+    standard tile the shift -m and the inverse temperature go into the score GEMM ([βQ_b, -m]·[K_c, 1]ᵀ), the row
+    sums into the value GEMM (P·[V_c, 1]), and a tile is accepted without its max while its exponentials stay below
+    2^_fast_exp2 (else it is redone by the standard step)."""
+    Ka, Va = aug if aug is not None else (None, None)
     q1 = min(q0 + qblock, Q.shape[0])  # stops within the axis (the standard leaves others unspecified)
     Qb = Q[q0:q1, :]
     nb, dev = Qb.shape[0], array_api_compat.device(Q)
@@ -519,10 +521,11 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
             S = np.matmul(Qa, Ka[k0:k1, :].T, out=buf if k1 - k0 == block else None)  # β·scores − m
             with np.errstate(over="ignore"):
                 np.exp(S, out=S)
-            s = S.sum(axis=1, keepdims=True)
+                T = S @ Va[k0:k1, :]  # P·V and, in the last column, the row sums of P
+            s = T[:, -1:]
             if bool(np.all(s <= limit)):  # also false for inf or NaN
                 ell += s
-                acc += S @ V[k0:k1, :]
+                acc += T[:, :-1]
                 continue
             misses += 1
         mt = None
@@ -735,32 +738,30 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
         qblock = max(1, min(block, -(-Lq // per_element)))
     if causal:  # small diagonal tiles: less work above the diagonal, and better balance over the threads
         qblock = max(1, min(qblock, block // 4))
-    Kas = {}
+    augmented = {}  # (K's, V's own batch index) -> (K, V) each with a column of ones: the fast path's operands
+
+    def aug(idx):
+        key = (_own(K, idx, nbd), _own(V, idx, nbd))
+        if key not in augmented:
+            K2, V2 = _part(K, idx, nbd), _part(V, idx, nbd)
+            augmented[key] = tuple(np.concatenate([a, np.ones((a.shape[0], 1), dtype=a.dtype)], axis=1)
+                                   for a in (K2, V2))
+        return augmented[key]
 
     def run(task):
         idx, q0 = task
-        K2 = _part(K, idx, nbd)
-        Ka = None
-        if fast:
-            key = _own(K, idx, nbd)
-            if key not in Kas:
-                Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
-            Ka = Kas[key]
-        _blocked_rows(xp, plan, _part(Q, idx, nbd), K2, _part(V, idx, nbd), causal, block, qblock, q0, out, lse, idx,
-                      None if mask is None else _part(mask, idx, nbd), is_bool,
-                      None if shift is None else _part(shift, idx, nbd), Ka)
+        _blocked_rows(xp, plan, _part(Q, idx, nbd), _part(K, idx, nbd), _part(V, idx, nbd), causal, block, qblock, q0,
+                      out, lse, idx, None if mask is None else _part(mask, idx, nbd), is_bool,
+                      None if shift is None else _part(shift, idx, nbd), aug(idx) if fast else None)
 
     starts = list(range(0, Lq, qblock))
     if causal:
         starts.reverse()  # the longest rows first: better balance over the threads
     tasks = [(idx, q0) for idx in idxs for q0 in starts]
     if array_api_compat.is_numpy_namespace(xp) and threads > 1 and len(tasks) > 1:
-        if fast:  # fill the key cache before the threads start (no races on it)
+        if fast:  # fill the cache of augmented operands before the threads start (no races on it)
             for idx in idxs:
-                key = _own(K, idx, nbd)
-                if key not in Kas:
-                    K2 = _part(K, idx, nbd)
-                    Kas[key] = np.concatenate([K2, np.ones((K2.shape[0], 1), dtype=K2.dtype)], axis=1)
+                aug(idx)
         with _one_blas_thread():
             list(_pool(threads).map(run, tasks))  # list() re-raises any worker's exception here
     elif array_api_compat.is_numpy_namespace(xp) and Lq * K.shape[-2] >= 2**20:
