@@ -9,6 +9,7 @@ those of :mod:`attnlab.audit.jl` (the chapter page).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from tqdm import tqdm
@@ -26,6 +27,8 @@ __all__ = [
     "dimension_table",
     "row_experiment",
     "QUANTIFIER_RULE",
+    "EPS0_QUALIFIED",
+    "LOOSE_LIMIT",
     "eps0_for_m",
     "chi2_tail",
     "diagonal_failure",
@@ -115,18 +118,22 @@ def row_experiment(p: dict, seed: int, *, progress=False):
 
 
 # --------------------------------------------------------------------------- "for any ε > 0": the quantifier search
+#: The range of the JL step (:prf:ref:`thm-jl-ip`): the qualified statements ask ε₀ = ε/√d at most this.
+EPS0_QUALIFIED = Fraction(1, 2)
+#: Loose: the size-free limit (ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below this.
+LOOSE_LIMIT = 0.9
 #: The rule of PDA-row and PDA-global, fixed before the run (:func:`quantifier_verdict`).
 QUANTIFIER_RULE = dict(
     counterexample="an instance of the search whose exact failure probability at the stated m exceeds δ "
                    "(global: the diagonal events of Q = K = √d·I, d = L, a lower bound; row: the keys "
                    "k_j = c·q + √(1 − c²)·u_j, exact)",
-    qualified="every searched point with ε/√d ≤ 1/2 is certified: n·(Chernoff tail) ≤ δ at the stated m "
+    qualified=f"every searched point with ε/√d ≤ {EPS0_QUALIFIED} is certified: n·(Chernoff tail) ≤ δ at the stated m "
               "(n = L or L²)",
-    corrected="a counterexample, and the qualified form (ε/√d ≤ 1/2) certified everywhere",
+    corrected=f"a counterexample, and the qualified form (ε/√d ≤ {EPS0_QUALIFIED}) certified everywhere",
     refuted="a counterexample, and the qualified form fails somewhere too",
     loose="no counterexample, the stated m certified at every L of the table, and the size-free limit "
-          "(ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below 0.9",
-    verified="no counterexample, the stated m certified, the limit at least 0.9",
+          f"(ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below {LOOSE_LIMIT}",
+    verified=f"no counterexample, the stated m certified, the limit at least {LOOSE_LIMIT}",
 )
 
 
@@ -362,17 +369,17 @@ def _smallest(counter):
 def quantifier_verdict(search, certified_table, limit, proof_covers=True):
     """The verdict of :data:`QUANTIFIER_RULE` from the search rows, the table's certification and the limit ratio."""
     counter = [r for r in search if r["ratio"] > 1]
-    qualified_ok = all(r["certified"] for r in search if r["eps0"] <= 0.5)
+    qualified_ok = all(r["certified"] for r in search if r["eps0"] <= EPS0_QUALIFIED)
     if counter:
         return "corrected" if qualified_ok and certified_table else "refuted"
     if certified_table:
-        return "loose" if limit < 0.9 else "verified"
+        return "loose" if limit < LOOSE_LIMIT else "verified"
     return "corrected" if proof_covers else "refuted"
 
 
 def _search_numbers(search, theorem):
     counter = [r for r in search if r["ratio"] > 1]
-    qual = [r for r in search if r["eps0"] <= 0.5]
+    qual = [r for r in search if r["eps0"] <= EPS0_QUALIFIED]
     out = dict(search_points=len(search), counterexamples=len(counter),
                eps0_searched=[min(r["eps0"] for r in search), max(r["eps0"] for r in search)],
                L_searched=sorted({r["L"] for r in search}), delta_searched=sorted({r["delta"] for r in search}),
@@ -428,9 +435,9 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
                 if s["d"] == 1 else
                 f"'For any ε > 0' is false: with L = {s['L']} keys in d = {s['d']}, ε = {s['eps0']:.2f}·√d and "
                 f"δ = {s['delta']:g} the stated m is {s['m']}, yet P(fail) = {s['fail']:.3g} > δ.")
-        tail = (f" For ε/√d ≤ 1/2 it holds{' loosely' if limit < 0.9 else ''} (Chernoff certifies all "
+        tail = (f" For ε/√d ≤ {EPS0_QUALIFIED} it holds{' loosely' if limit < LOOSE_LIMIT else ''} (Chernoff certifies all "
                 f"{sn['qualified_points']} searched points there): {margin}.") if verdict == "corrected" else (
-                " The qualified form ε/√d ≤ 1/2 is not certified either.")
+                f" The qualified form ε/√d ≤ {EPS0_QUALIFIED} is not certified either.")
         per = ", ".join(f"δ = {k}: {'L = ' + format(v, ',') if v is not None else 'none'}"
                         for k, v in sn["smallest_L_per_delta"].items())
         head += tail + (f" Smallest counterexample per δ on the search (L ≤ {max(sn['L_searched']):,}): {per}; it "
@@ -476,16 +483,16 @@ def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
                                  proof_covers=all(r["proof"] >= r["union_exact"] for r in rows))
     br = search.get("breaks", {})
     mc = search.get("mc", {})
-    lim_half = _limit(0.5)
+    lim_half = _limit(float(EPS0_QUALIFIED))
     margin = (f"a union bound with exact tails needs {max(ratio):.2f} of the stated m on the table and {limit:.3f} as "
-              f"L → ∞ at ε/√d = {eps0:.4g} (at most {lim_half:.2f} for any ε/√d ≤ 1/2)")
+              f"L → ∞ at ε/√d = {eps0:.4g} (at most {lim_half:.2f} for any ε/√d ≤ {EPS0_QUALIFIED})")
     if "smallest" in sn:
         s = sn["smallest"]
         head = (f"'For any ε > 0' is false: with Q = K = √d·I, d = L = {s['L']}, ε = {s['eps0']:.2f}·√d and "
                 f"δ = {s['delta']:g} the stated m is {s['m']}, yet P(fail) ≥ {s['fail']:.3g} > δ.")
-        tail = (f" For ε/√d ≤ 1/2 it holds{' loosely' if limit < 0.9 else ''} (Chernoff certifies all "
+        tail = (f" For ε/√d ≤ {EPS0_QUALIFIED} it holds{' loosely' if limit < LOOSE_LIMIT else ''} (Chernoff certifies all "
                 f"{sn['qualified_points']} searched points there): {margin}.") if verdict == "corrected" else (
-                " The qualified form ε/√d ≤ 1/2 is not certified either.")
+                f" The qualified form ε/√d ≤ {EPS0_QUALIFIED} is not certified either.")
         per = ", ".join(f"δ = {k}: {'d = L = ' + format(v, ',') if v is not None else 'none'}"
                         for k, v in sn["smallest_L_per_delta"].items())
         sd = search.get("smallest_diagonal")

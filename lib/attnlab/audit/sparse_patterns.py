@@ -108,6 +108,7 @@ def search_dimension(A, p, rng, *, causal=False, start=16, projection="gaussian"
     p["grid"] dimensions from d_hi/4 to 1.25·d_hi, each evaluated on p["draws"] projections."""
     kw = dict(eps1=p["eps1"], eps2=p["eps2"], rng=rng, causal=causal, projection=projection, dtype=np.float32)
     cap = _cap(A.shape[0]) if projection == "gaussian" else A.shape[0]  # the orthogonal projection is exact at d = L
+    A = A if sparse.issparse(A) else sparse.csr_array(A)  # the same target; each call validates it in O(nnz), not O(L²)
     d = max(1, min(int(start), cap))
     while d < cap and not resample_success(A, [d], draws=2, **kw)[2].all():
         d = min(2 * d, cap)

@@ -87,7 +87,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
                                                                                   law["causal"]["decided"]):
         bad.append("the causal targets follow another law")
     if q_mean < Q_RATIO:
-        bad.append(f"16 resamples save {100 * (1 - q_mean):.0f}% of d")
+        bad.append(f"{max(p['Q'])} resamples save {100 * (1 - q_mean):.0f}% of d")
     if far <= GAP:
         bad.append(f"d is only {far:.3g}× below the bound")
     decided = long is not None and law["full"]["decided"] == law["causal"]["decided"] == "log L"
@@ -114,7 +114,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
                f"{'the long run' if long is not None else 'the chapter run'} is '{_law(law['full']['decided'])}' for "
                f"full and '{_law(law['causal']['decided'])}' for causal targets (lack-of-fit p, full: {pv['full']}; "
                f"causal: {pv['causal']}); the fit in log L is d ≈ {fl['intercept']:.3g} + {fl['slope']:.3g}·log L "
-               f"(slope 95% interval {fl['slope_lo']:.3g} to {fl['slope_hi']:.3g}). 16 resamples instead of one lower "
+               f"(slope 95% interval {fl['slope_lo']:.3g} to {fl['slope_hi']:.3g}). {max(p['Q'])} resamples instead of one lower "
                f"d by {100 * (1 - q_mean):.0f}% on average and by at most {100 * (1 - q_min):.0f}%; d is at least "
                f"{far:.3g}× below the bound. The seed gives neither its measure, nor its precisions, nor its targets: "
                f"the verdict judges its design, rerun.")
@@ -127,7 +127,7 @@ def check_sp_exp(scale=None, seed: int = 0, data=None) -> Verdict:
                      log_slope=fl["slope"], log_slope_ci=[fl["slope_lo"], fl["slope_hi"]],
                      mean_q16_over_q1=q_mean, min_q16_over_q1=q_min, min_bound_over_d=far, contradicted=bad),
         thresholds=dict(law=f"lack-of-fit F test, reject at p < {LOF_ALPHA}; decided = best law kept, others rejected",
-                        resampling=f"pooled mean d(Q=16)/d(Q=1) >= {Q_RATIO}", far_below=f"bound/d > {GAP}",
+                        resampling=f"pooled mean d(Q={max(p['Q'])})/d(Q=1) >= {Q_RATIO}", far_below=f"bound/d > {GAP}",
                         verdict="a contradicted part: refuted; none, and the long run decides log L for full and "
                                 "causal targets: verified; otherwise unverifiable-here"),
         scale=p["scale"])
