@@ -216,8 +216,7 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
         + "(t → ∞) the families pick " + ", ".join(f"{r['kind']} {r['distinct']}" for r in rows if r["sweep"])
         + f" distinct keys. Low only where the rows share few keys ({', '.join(low) or 'no case'})." + sweep,
         numbers=dict(n=n, cases=len(rows), high=len(high),
-                     per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"],
-                                               sweep=r["sweep"]) for r in rows}),
+                     per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"]) for r in rows}),
         thresholds=dict(rule=RULES["LR-onehot"], low=f"k₉₀ of the one-hot limit ≤ L/{ONEHOT_LOW_DIVISOR}"),
         scale=p["scale"])
 
