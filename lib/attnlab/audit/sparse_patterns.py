@@ -428,13 +428,9 @@ def check_sp_approx(scale=None, seed: int = 0, data=None) -> Verdict:
         "SP-approx", verdict, summary, headline=lead,
         numbers=dict(instances=len(inst), above_bound=above, failed_past_bound=failed_tested,
                      failed_below_bound=untested, max_dmin_over_bound=worst,
-                     compression=None if comp is None else dict(
-                         lengths=[comp["L"][0], comp["L_last"]], d_over_L=[comp["d_over_L"][0], comp["d_over_L"][-1]],
-                         **{k: comp[k] for k in ("elasticity", "elasticity_lo", "elasticity_hi", "falls",
-                                                 "below_at_last")}),
-                     moment_d=m_d, moment_all_succeed=m_ok, moment_max_entry=m_entry,
-                     moment_max_ratio_error=max(r["ratio"] for r in mf),
-                     moment_max_leakage=max(r["leakage"] for r in mf), packing_bound_bounded_norm=[pack[0], pack[-1]]),
+                     compression=None if comp is None else {k: comp[k] for k in (
+                         "elasticity", "elasticity_lo", "elasticity_hi", "falls", "below_at_last")},
+                     moment_d=m_d, moment_all_succeed=m_ok),
         thresholds=dict(refuted=f"an instance needs d above the bound or fails past it; or the elasticity of d in L "
                                 f"has upper 95% limit >= {ELASTICITY_L_MAX} (d/L does not fall)",
                         unverifiable_here="an instance fails with the search stopped below its bound, the long run "
@@ -504,10 +500,9 @@ def check_sp_causal(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "SP-causal", verdict, summary, headline=lead,
         numbers=dict(instances=len(inst), above_bound=above, failed_past_bound=failed_tested,
-                     failed_below_bound=untested, max_dmin_over_bound=worst, decided=decided, lengths=Ls[:1] + Ls[-1:],
+                     failed_below_bound=untested, max_dmin_over_bound=worst, decided=decided,
                      lof_p=None if law is None else {n: f["lof_p"] for n, f in law["fits"].items()},
-                     log_slope=None if fl is None else fl["slope"], moment_d=m_d, moment_all_succeed=m_ok,
-                     moment_max_ratio_error=max(r["ratio"] for r in mc), moment_max_leakage=max(r["leakage"] for r in mc)),
+                     moment_d=m_d, moment_all_succeed=m_ok),
         thresholds=dict(refuted="a causal instance needs d above its bound or fails past it, or the long run decides "
                                 "√L or L",
                         unverifiable_here="an instance fails with the search stopped below its bound, or the law is "
