@@ -666,7 +666,7 @@ def _cases_word(k):
 def _combined(claim, per, numbers, rule, thresholds, scale, what):
     """A Verdict from per-model results ``per`` (model → dict(verdict=, text=, headline=, numbers=)): the combined
     verdict (:func:`combine`), a summary that opens with the combination, names each model's verdict and says where
-    they disagree, and the numbers of both models (keys "quantity (model)")."""
+    they disagree, and the numbers of both models (one small table per model, under its name)."""
     verdicts = {m: r["verdict"] for m, r in per.items()}
     verdict = combine(verdicts)
     names = {m: MODELS[m] for m in per}
@@ -679,9 +679,9 @@ def _combined(claim, per, numbers, rule, thresholds, scale, what):
         headline = (f"{names['encoder']} {verdicts['encoder']}, {names['decoder']} {verdicts['decoder']}: "
                     f"{per[max(per, key=lambda m: ORDER.index(verdicts[m]))]['headline']}")
     summary = " ".join([lead] + [f"{names[m]} ({verdicts[m]}): {per[m]['text']}" for m in per])
-    flat = {f"{k} ({names[m]})": v for m in per for k, v in per[m]["numbers"].items() if k in per[m]["shown"]}
-    return Verdict(claim, verdict, summary, headline=headline,
-                   numbers=dict({f"verdict ({names[m]})": verdicts[m] for m in per}, **flat, **numbers),
+    by_model = {names[m]: dict(verdict=verdicts[m], **{k: v for k, v in per[m]["numbers"].items()
+                                                      if k in per[m]["shown"]}) for m in per}
+    return Verdict(claim, verdict, summary, headline=headline, numbers=dict(by_model, **numbers),
                    thresholds=dict(rule=rule, **thresholds), scale=scale)
 
 
@@ -898,13 +898,8 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
             raise ValueError(f"data must be (calibrations, provenances), dicts with the keys {list(MODELS)}")
     summ = {m: calibration_summary(cals[m]) for m in MODELS}
     bert = [m for m in MODELS if "bert-base" in provs[m]["model"].lower()]
-    nums = {}
-    for m in MODELS:
-        pv = provs[m]
-        nums.update({f"{k} ({MODELS[m]})": v for k, v in dict(
-            head_dim=pv["head_dim"],
-            **{k: v for k, v in summ[m].items() if k in ("corr_upper", "corr_lower", "share_smaller", "share_lo",
-                                                           "share_hi")}).items()})
+    nums = {MODELS[m]: dict(head_dim=provs[m]["head_dim"], **{k: v for k, v in summ[m].items() if k in (
+        "corr_upper", "corr_lower", "share_smaller", "share_lo", "share_hi")}) for m in MODELS}
     parts = [f"on {MODELS[m]} ({provs[m]['layers'] * provs[m]['heads']} heads of width {provs[m]['head_dim']}) the "
              f"seed's pipeline gives Spearman correlations {_f(summ[m]['corr_upper'])} (r_SVD,int against the upper "
              f"certificate) and {_f(summ[m]['corr_lower'])} (against the lower), and {_pct(summ[m]['share_smaller'])} "
