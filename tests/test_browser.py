@@ -10,6 +10,7 @@ everything the checks read; the checks (`CHECKS`, registered with `@page_check`)
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
@@ -539,15 +540,22 @@ def verdicts_look_different_without_colour(r, page):
 #: Where each chapter page's length is written (one line per page, "page  as loaded  every <details> open", in
 #: screens of 1280 × 800); the build script prints it after the checks.
 SCREENS_FILE = HTML.parent / "screens.txt"
+#: The most screens of 1280 × 800 a chapter page may take with every <details> open (issue 25): a longer chapter
+#: is split into section pages, or its evidence made compact.
+MAX_SCREENS = 16
 
 
 @page_check(pages=CHAPTERS)
 def length_is_reported(r, page):
-    """Records how many 1280 × 800 screens the page takes, as loaded and with every <details> open (issue 25 asks for
-    at most 16 with every <details> open; this reports the measure, it does not enforce it)."""
+    """Records how many 1280 × 800 screens the page takes, as loaded and with every <details> open, in
+    :data:`SCREENS_FILE`, and fails if it takes more than :data:`MAX_SCREENS` with every <details> open."""
     assert r["height"] >= r["heightClosed"] > 0
     with open(SCREENS_FILE, "a") as f:
         f.write(f"{page.stem}\t{r['heightClosed'] / SCREEN:.1f}\t{r['height'] / SCREEN:.1f}\n")
+    screens = r["height"] / SCREEN
+    assert screens <= MAX_SCREENS, (f"{page.stem} takes {screens:.1f} screens of 1280 × 800 with every <details> "
+                                    f"open, more than {MAX_SCREENS}: split it into sections or make its evidence "
+                                    "compact")
 
 
 #: (page, width, check) in page order, so each page is loaded once per width and its report serves every check;
@@ -577,6 +585,24 @@ def test_checks_fail_on_a_broken_page(browser, tmp_path):
     for name in ("renders", "reads_at_1280px", "text_is_typeset_and_reads_as_numbers"):
         with pytest.raises(AssertionError):
             CHECKS[name].fn(r, page)
+
+
+def test_length_check_fails_on_a_long_page(browser, tmp_path, monkeypatch):
+    """The length check fails on a page that is short as loaded but longer than MAX_SCREENS with its <details> open,
+    and passes a short one (the lines go to a scratch file, not the build's report)."""
+    monkeypatch.setattr(sys.modules[__name__], "SCREENS_FILE", tmp_path / "screens.txt")
+    pages = {}
+    for name, height in (("long", (MAX_SCREENS + 2) * SCREEN), ("short", SCREEN)):
+        pages[name] = tmp_path / f"{name}.html"
+        pages[name].write_text(f"""<html><body><main><article class="bd-article" style="width: 700px">
+          <p>Findings.</p><details><summary>measured numbers</summary><div style="height: {height}px"></div>
+          </details></article></main></body></html>""")
+    long = page_report(browser, pages["long"], 1280)
+    assert long["heightClosed"] < 2 * SCREEN < long["height"]
+    with pytest.raises(AssertionError, match="screens"):
+        CHECKS["length_is_reported"].fn(long, pages["long"])
+    CHECKS["length_is_reported"].fn(page_report(browser, pages["short"], 1280), pages["short"])
+    assert [line.split("\t")[0] for line in (tmp_path / "screens.txt").read_text().splitlines()] == ["long", "short"]
 
 
 def test_mathjax_is_served_locally():

@@ -514,7 +514,9 @@ def _evaluate(prep, G, dims):
     The logits are formed in row blocks of at most ``_MAX_BATCH_ENTRIES`` entries (memory O(block), not O(L^2));
     causal targets skip the blocks above the diagonal (about half the products)."""
     nb, L = G.shape[0], prep.L
-    P = np.stack([prep.B @ g for g in G]).astype(G.dtype, copy=False)  # X1 = B G = U Σ Y, unscaled
+    P = np.empty_like(G)
+    for i, g in enumerate(G):  # X1 = B G = U Σ Y, unscaled (the product in float64, stored in G's precision)
+        P[i] = prep.B @ g
     ratio = np.full((nb, len(dims)), -np.inf)
     leak = np.full((nb, len(dims)), -np.inf)
     per = max(1, _MAX_BATCH_ENTRIES // (nb * L))
@@ -524,7 +526,7 @@ def _evaluate(prep, G, dims):
         ncol = r1 if prep.causal else L
         C = np.zeros((nb, r1 - r0, ncol), dtype=G.dtype)
         if prep.causal:
-            C[:, np.arange(ncol)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
+            np.copyto(C, -np.inf, where=np.arange(ncol)[None, :] > np.arange(r0, r1)[:, None])
         ri = np.arange(r1 - r0)[None, :, None]
         cols = np.broadcast_to(prep.sup.cols[r0:r1], (nb, r1 - r0, prep.sup.cols.shape[1]))
         lo = 0

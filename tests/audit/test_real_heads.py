@@ -136,7 +136,7 @@ def test_check_lr_energy_planted(rows, expected):
 def test_check_lr_energy_models_disagree(enc, dec, expected):
     v = rh.check_lr_energy("smoke", data=dict(encoder=enc, decoder=dec))
     assert v.verdict == expected and "disagree" in v.summary, v.summary
-    assert v.numbers["verdict (MiniLM-L6)"] != v.numbers["verdict (SmolLM2-135M)"]
+    assert v.numbers["MiniLM-L6"]["verdict"] != v.numbers["SmolLM2-135M"]["verdict"]
 
 
 def test_check_lr_energy_counts_at_the_boundaries():
@@ -212,7 +212,7 @@ def test_check_pda_norm_models_disagree():
     v = rh.check_pda_norm("smoke", data=dict(encoder=_norms(0.9, 0.95), decoder=_norms(1.2, 1.2)))
     assert v.verdict == "refuted" and "disagree" in v.summary and "ρ²" in v.summary
     v = rh.check_pda_norm("smoke", data=dict(encoder=_norms(1.2, 1.2), decoder=_norms(0.9, 0.95)))
-    assert v.verdict == "refuted" and v.numbers["verdict (SmolLM2-135M)"] == "verified"
+    assert v.verdict == "refuted" and v.numbers["SmolLM2-135M"]["verdict"] == "verified"
 
 
 def test_norm_experiment_measures_the_shipped_rows():
@@ -299,7 +299,7 @@ def test_check_ar_bert_planted(data, expected):
 def test_check_ar_bert_reads_neither_model_as_bert_base():
     v = rh.check_ar_bert("smoke", data=(dict(encoder=MATCH, decoder=MATCH), dict(encoder=MINILM, decoder=SMOL)))
     assert v.verdict == "unverifiable-here" and "head width" in v.summary
-    assert v.numbers["head_dim (SmolLM2-135M)"] == 64 and v.numbers["head_dim (MiniLM-L6)"] == 32
+    assert v.numbers["SmolLM2-135M"]["head_dim"] == 64 and v.numbers["MiniLM-L6"]["head_dim"] == 32
 
 
 def test_rules_are_stated_for_every_check():

@@ -242,7 +242,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/11-sparse-patterns-runs", "attnlab.audit.sparse_patterns:check_sp_robust"),
     Claim("SP-tight", S002, "l. 6, 34",
           "The smallest working d sits far below the bound, said to verify the tightness of the theory.",
-          "notebooks/11-sparse-patterns", "attnlab.audit.sparse_patterns:check_sp_tight"),
+          "notebooks/11-sparse-patterns-inputs", "attnlab.audit.sparse_patterns_inputs:check_sp_tight"),
     Claim("AT-search", S003, "Claim 5.2 (l. 125)",
           "Binary search over the grid (1 + η)^f finds the row sums in O(log log n + log(dB/η)) rounds; an additive "
           "oracle error O(η) still separates (1 ± η)c_i.",

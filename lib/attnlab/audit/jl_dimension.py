@@ -9,6 +9,7 @@ those of :mod:`attnlab.audit.jl` (the chapter page).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from tqdm import tqdm
@@ -26,6 +27,8 @@ __all__ = [
     "dimension_table",
     "row_experiment",
     "QUANTIFIER_RULE",
+    "EPS0_QUALIFIED",
+    "LOOSE_LIMIT",
     "eps0_for_m",
     "chi2_tail",
     "diagonal_failure",
@@ -115,18 +118,22 @@ def row_experiment(p: dict, seed: int, *, progress=False):
 
 
 # --------------------------------------------------------------------------- "for any ε > 0": the quantifier search
+#: The range of the JL step (:prf:ref:`thm-jl-ip`): the qualified statements ask ε₀ = ε/√d at most this.
+EPS0_QUALIFIED = Fraction(1, 2)
+#: Loose: the size-free limit (ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below this.
+LOOSE_LIMIT = 0.9
 #: The rule of PDA-row and PDA-global, fixed before the run (:func:`quantifier_verdict`).
 QUANTIFIER_RULE = dict(
     counterexample="an instance of the search whose exact failure probability at the stated m exceeds δ "
                    "(global: the diagonal events of Q = K = √d·I, d = L, a lower bound; row: the keys "
                    "k_j = c·q + √(1 − c²)·u_j, exact)",
-    qualified="every searched point with ε/√d ≤ 1/2 is certified: n·(Chernoff tail) ≤ δ at the stated m "
+    qualified=f"every searched point with ε/√d ≤ {EPS0_QUALIFIED} is certified: n·(Chernoff tail) ≤ δ at the stated m "
               "(n = L or L²)",
-    corrected="a counterexample, and the qualified form (ε/√d ≤ 1/2) certified everywhere",
+    corrected=f"a counterexample, and the qualified form (ε/√d ≤ {EPS0_QUALIFIED}) certified everywhere",
     refuted="a counterexample, and the qualified form fails somewhere too",
     loose="no counterexample, the stated m certified at every L of the table, and the size-free limit "
-          "(ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below 0.9",
-    verified="no counterexample, the stated m certified, the limit at least 0.9",
+          f"(ε₀²/8)/I(ε₀) of exact-tail union-bound m over stated m below {LOOSE_LIMIT}",
+    verified=f"no counterexample, the stated m certified, the limit at least {LOOSE_LIMIT}",
 )
 
 
@@ -362,17 +369,17 @@ def _smallest(counter):
 def quantifier_verdict(search, certified_table, limit, proof_covers=True):
     """The verdict of :data:`QUANTIFIER_RULE` from the search rows, the table's certification and the limit ratio."""
     counter = [r for r in search if r["ratio"] > 1]
-    qualified_ok = all(r["certified"] for r in search if r["eps0"] <= 0.5)
+    qualified_ok = all(r["certified"] for r in search if r["eps0"] <= EPS0_QUALIFIED)
     if counter:
         return "corrected" if qualified_ok and certified_table else "refuted"
     if certified_table:
-        return "loose" if limit < 0.9 else "verified"
+        return "loose" if limit < LOOSE_LIMIT else "verified"
     return "corrected" if proof_covers else "refuted"
 
 
 def _search_numbers(search, theorem):
     counter = [r for r in search if r["ratio"] > 1]
-    qual = [r for r in search if r["eps0"] <= 0.5]
+    qual = [r for r in search if r["eps0"] <= EPS0_QUALIFIED]
     out = dict(search_points=len(search), counterexamples=len(counter),
                eps0_searched=[min(r["eps0"] for r in search), max(r["eps0"] for r in search)],
                L_searched=sorted({r["L"] for r in search}), delta_searched=sorted({r["delta"] for r in search}),
@@ -389,6 +396,16 @@ def _search_numbers(search, theorem):
                                c=s["c"])
         out["eps0_min_counterexample"] = min(r["eps0"] for r in counter)
     return out
+
+
+#: What a verdict's numbers show of :func:`_search_numbers` (the per-δ breakdown and the searched grids are in the
+#: summary and on the page).
+_SEARCH_SHOWN = ("search_points", "counterexamples", "eps0_searched", "max_fail_over_delta", "qualified_points",
+                 "qualified_certified", "smallest")
+
+
+def _shown_search(sn):
+    return {k: sn[k] for k in _SEARCH_SHOWN if k in sn}
 
 
 def _limit(eps0):
@@ -428,9 +445,9 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
                 if s["d"] == 1 else
                 f"'For any ε > 0' is false: with L = {s['L']} keys in d = {s['d']}, ε = {s['eps0']:.2f}·√d and "
                 f"δ = {s['delta']:g} the stated m is {s['m']}, yet P(fail) = {s['fail']:.3g} > δ.")
-        tail = (f" For ε/√d ≤ 1/2 it holds{' loosely' if limit < 0.9 else ''} (Chernoff certifies all "
+        tail = (f" For ε/√d ≤ {EPS0_QUALIFIED} it holds{' loosely' if limit < LOOSE_LIMIT else ''} (Chernoff certifies all "
                 f"{sn['qualified_points']} searched points there): {margin}.") if verdict == "corrected" else (
-                " The qualified form ε/√d ≤ 1/2 is not certified either.")
+                f" The qualified form ε/√d ≤ {EPS0_QUALIFIED} is not certified either.")
         per = ", ".join(f"δ = {k}: {'L = ' + format(v, ',') if v is not None else 'none'}"
                         for k, v in sn["smallest_L_per_delta"].items())
         head += tail + (f" Smallest counterexample per δ on the search (L ≤ {max(sn['L_searched']):,}): {per}; it "
@@ -448,12 +465,10 @@ def check_pda_row(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{head} Its proof derives log(4L/δ), not the stated log(2L/δ) (the Chernoff bound covers the difference "
         f"whenever L/δ ≥ 4). At logit error ε = {p['logit_eps']} the stated m is {rows[0]['stated'] / d:.0f} times "
         f"the width d = {d} it was meant to shrink.",
-        numbers=dict(d=d, logit_eps=p["logit_eps"], delta=delta, eps0=eps0, m_stated=stated,
-                     m_proof={r["L"]: r["proof"] for r in rows}, m_union_exact={r["L"]: r["union_exact"] for r in rows},
+        numbers=dict(d=d, logit_eps=p["logit_eps"], delta=delta, eps0=eps0,
                      union_exact_over_stated=[min(worst_case), max(worst_case)], limit_union_exact_over_stated=limit,
-                     m_any_keys=m_any, m_simulated=sims, max_simulated_over_stated=sim_ratio,
-                     stated_certified_everywhere=certified, search=sn,
-                     eps0_breaks=search.get("breaks", {}).get("rate")),
+                     max_simulated_over_stated=sim_ratio, stated_certified_everywhere=certified,
+                     search=_shown_search(sn), eps0_breaks=search.get("breaks", {}).get("rate")),
         thresholds=dict(QUANTIFIER_RULE, certified="L·(Chernoff tail at the stated m) <= δ at every L"),
         scale=p["scale"])
 
@@ -476,16 +491,16 @@ def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
                                  proof_covers=all(r["proof"] >= r["union_exact"] for r in rows))
     br = search.get("breaks", {})
     mc = search.get("mc", {})
-    lim_half = _limit(0.5)
+    lim_half = _limit(float(EPS0_QUALIFIED))
     margin = (f"a union bound with exact tails needs {max(ratio):.2f} of the stated m on the table and {limit:.3f} as "
-              f"L → ∞ at ε/√d = {eps0:.4g} (at most {lim_half:.2f} for any ε/√d ≤ 1/2)")
+              f"L → ∞ at ε/√d = {eps0:.4g} (at most {lim_half:.2f} for any ε/√d ≤ {EPS0_QUALIFIED})")
     if "smallest" in sn:
         s = sn["smallest"]
         head = (f"'For any ε > 0' is false: with Q = K = √d·I, d = L = {s['L']}, ε = {s['eps0']:.2f}·√d and "
                 f"δ = {s['delta']:g} the stated m is {s['m']}, yet P(fail) ≥ {s['fail']:.3g} > δ.")
-        tail = (f" For ε/√d ≤ 1/2 it holds{' loosely' if limit < 0.9 else ''} (Chernoff certifies all "
+        tail = (f" For ε/√d ≤ {EPS0_QUALIFIED} it holds{' loosely' if limit < LOOSE_LIMIT else ''} (Chernoff certifies all "
                 f"{sn['qualified_points']} searched points there): {margin}.") if verdict == "corrected" else (
-                " The qualified form ε/√d ≤ 1/2 is not certified either.")
+                f" The qualified form ε/√d ≤ {EPS0_QUALIFIED} is not certified either.")
         per = ", ".join(f"δ = {k}: {'d = L = ' + format(v, ',') if v is not None else 'none'}"
                         for k, v in sn["smallest_L_per_delta"].items())
         sd = search.get("smallest_diagonal")
@@ -512,12 +527,11 @@ def check_pda_global(scale=None, seed: int = 0, data=None) -> Verdict:
         f"{head} As for PDA-row, the proof derives log(4L²/δ), not the stated log(2L²/δ); the sharper Chernoff bound "
         f"certifies the stated m at {sum(r['certified'] for r in rows)} of {len(rows)} lengths L of the table "
         f"(ε/√d = {eps0:.4g}).",
-        numbers=dict(eps0=eps0, m_stated={r["L"]: r["stated"] for r in rows},
-                     m_proof={r["L"]: r["proof"] for r in rows},
-                     m_union_exact={r["L"]: r["union_exact"] for r in rows}, max_union_exact_over_stated=max(ratio),
-                     limit_union_exact_over_stated=limit, limit_at_half=lim_half,
-                     stated_certified_everywhere=certified, search=sn, eps0_breaks=br.get("rate"),
-                     eps0_breaks_any_delta=br.get("diagonal"), monte_carlo=mc),
+        numbers=dict(eps0=eps0, max_union_exact_over_stated=max(ratio), limit_union_exact_over_stated=limit,
+                     limit_at_half=lim_half, stated_certified_everywhere=certified, search=_shown_search(sn),
+                     eps0_breaks=br.get("rate"), eps0_breaks_any_delta=br.get("diagonal"),
+                     monte_carlo_sphere_fail_rate=(mc["sphere"]["k"] / mc["sphere"]["trials"] if "sphere" in mc
+                                                   else None)),
         thresholds=dict(QUANTIFIER_RULE, certified="L²·(Chernoff tail at the stated m) <= δ at every L"),
         scale=p["scale"])
 

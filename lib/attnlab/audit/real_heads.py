@@ -29,6 +29,7 @@ import math
 import os
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -137,37 +138,81 @@ def model_preset(p: dict, model: str) -> dict:
         return {k: v for k, v in p.items() if k != "decoder"}
     return {**{k: v for k, v in p.items() if k != "decoder"}, **p["decoder"], "model": "decoder"}
 
+#: The thresholds of the decision rules (:data:`RULES`), each used by its check and written into its rule's text.
+#: LR-energy, the count half: k₉₀ at most this (the claim's "5–10": if fewer suffice, 10 do), in at least
+#: :data:`SHARE_MIN` of the cases; :data:`K90_CLAIMED` is the claimed range, reported beside it.
+K90_MAX = 10
+K90_CLAIMED = (5, 10)
+#: The share of the cases a rule asks for where it says "at least half".
+SHARE_MIN = 0.5
+#: PDA-ey: an Eckart–Young difference at least this times ‖X‖_F (the rounding of forming X − X_r) refutes.
+EY_REL_TOL = 1e-10
+#: PDA-ey: the tail bound is not sharp when tail/bound on an exact power law stays below this.
+SHARP_MIN = 0.9
+#: PDA-ey: a power law "fits" with R² at least this; the printed assumption needs α above ALPHA_PRINTED, the proof
+#: only α above ALPHA_NEEDED.
+R2_MIN = 0.9
+ALPHA_PRINTED = 1
+ALPHA_NEEDED = 0.5
+#: PDA-ey: tail/bound above 1 + this is a violation of the bound (rounding of the two sums allowed).
+BOUND_SLACK = 1e-12
+#: PDA-norm: ρ = max‖q‖·max‖k‖ at most RHO_MAX in at least RHO_SHARE of the cases.
+RHO_MAX = 1
+RHO_SHARE = 0.9
+#: AR-visible: full visible dimension is r ≥ min(d, L − 1) − FULL_SLACK; low-dimensional variation is 90% of the
+#: energy in at most r / LOW_DIVISOR directions.
+FULL_SLACK = 1
+LOW_DIVISOR = 2
+#: AR-bert: both rank correlations at least this (and the share's interval holding the seed's share).
+CORR_MIN = 0.3
+
+
+def _pow10(x: float) -> str:
+    """A power of ten for a rule's text: 10⁻¹⁰."""
+    return "10" + str(round(math.log10(x))).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+
+
+def _half(x: float) -> str:
+    """A share for a rule's text: "half" for 1/2, else a percentage."""
+    return "half" if x == 0.5 else f"{x:.0%}"
+
+
 #: The decision rules, fixed before the run.
 COMBINATION = ("A statement about trained heads holds only if it holds on both models: each check applies its rule "
                "to MiniLM-L6 and to SmolLM2-135M separately, and the verdict is the less favourable of the two in the "
                "order verified, loose, corrected, refuted.")
 RULES = dict(
     lr_energy=("LR-energy is decided on the real heads, in its two halves. The count half ('usually 5–10 singular "
-               "values hold over 90% of the energy') holds if k₉₀ ≤ 10 (if fewer suffice, 10 do) in at least half of "
-               "the head × text × length cases at the model's temperature (multiplier t = 1). The sharpening half "
-               "holds if raising the multiplier from 1 to 4 lowers k₉₀ in more cases than it raises it. Verified if "
-               "both halves hold, refuted if either fails (the summary says which)."),
+               f"values hold over 90% of the energy') holds if k₉₀ ≤ {K90_MAX} (if fewer suffice, {K90_MAX} do) in at "
+               f"least {_half(SHARE_MIN)} of the head × text × length cases at the model's temperature (multiplier "
+               f"t = 1). The sharpening half holds if raising the multiplier from 1 to {max(_COMMON['temps']):g} "
+               "lowers k₉₀ in more cases than it raises it. Verified if both halves hold, refuted if either fails (the "
+               "summary says which)."),
     pda_ey=("PDA-ey is decided on the real heads at the model's temperature, for A and for PDA's projected Ã "
-            "(unbiased scaling, m = 128, one seeded draw per case). Refuted if Eckart–Young fails (‖X − X_r‖_F "
-            "against √(Σ_{k>r} σ_k²), difference ≥ 10⁻¹⁰·‖X‖_F, the scale of the rounding in forming X − X_r, r ∈ {4, 8, 16, 32}) or the tail bound "
-            "C·r^(−(α−1/2))/√(2α−1) (C = max_k σ_k k^α, α the fitted exponent) is exceeded in a case with α > 1/2; "
-            "loose if the bound is not sharp (tail/bound below 0.9 on an exact power law σ_k = k^(−α), α ∈ {1.5, 2, "
-            "3}, r = 32). Otherwise, on the empirical assumption: verified if a power law (attnlab.powerlaw_fit, "
-            "default window) with R² ≥ 0.9 and α > 1 fits at least half of the cases, for A and for Ã alike; "
-            "corrected if not, but one with α > 1/2 (all the proof needs) does; refuted if neither."),
+            f"(unbiased scaling, m = {_COMMON['ey_m']}, one seeded draw per case). Refuted if Eckart–Young fails "
+            f"(‖X − X_r‖_F against √(Σ_{{k>r}} σ_k²), difference ≥ {_pow10(EY_REL_TOL)}·‖X‖_F, the scale of the "
+            f"rounding in forming X − X_r, r ∈ {{{', '.join(map(str, _COMMON['ey_r']))}}}) or the tail bound "
+            "C·r^(−(α−1/2))/√(2α−1) (C = max_k σ_k k^α, α the fitted exponent) is exceeded in a case with "
+            f"α > {Fraction(ALPHA_NEEDED)}; loose if the bound is not sharp (tail/bound below {SHARP_MIN} on an exact "
+            f"power law σ_k = k^(−α), α ∈ {{{', '.join(f'{a:g}' for a in _COMMON['sharp_alphas'])}}}, r = 32). "
+            "Otherwise, on the empirical assumption: verified if a power law (attnlab.powerlaw_fit, default window) "
+            f"with R² ≥ {R2_MIN} and α > {ALPHA_PRINTED} fits at least {_half(SHARE_MIN)} of the cases, for A and "
+            f"for Ã alike; corrected if not, but one with α > {Fraction(ALPHA_NEEDED)} (all the proof needs) does; "
+            "refuted if neither."),
     pda_norm=("PDA-norm is decided on the real heads. The PDA bounds use ‖q_i‖, ‖k_j‖ ≤ 1 for every row of a head, "
               "q = Q/√d, k = K/√d, and need only the product ρ = max_i‖q_i‖·max_j‖k_j‖ ≤ 1 (scaling Q by c and K by "
-              "1/c changes no logit). Verified if ρ ≤ 1 in at least 90% of the head × text × length cases, "
-              "refuted otherwise; the summary says what each bound becomes with the measured ρ."),
-    ar_visible=("AR-visible is decided on the real heads. A case has full visible dimension if r ≥ min(d, L − 1) − 1 "
-                "(the seed's 63–64 at d = 64; r from attnlab.visible_interaction_dim); its variation lies near a "
-                "low-dimensional subspace if 90% of the energy of the centred visible key matrix Z (the matrix of "
-                "the SVD bridge) lies in at most r/2 directions. Verified if at least half of the cases have full "
-                "visible dimension and at least half of those have low-dimensional variation, refuted otherwise."),
+              f"1/c changes no logit). Verified if ρ ≤ {RHO_MAX} in at least {_half(RHO_SHARE)} of the head × text × "
+              "length cases, refuted otherwise; the summary says what each bound becomes with the measured ρ."),
+    ar_visible=("AR-visible is decided on the real heads. A case has full visible dimension if r ≥ min(d, L − 1) − "
+                f"{FULL_SLACK} (the seed's 63–64 at d = 64; r from attnlab.visible_interaction_dim); its variation "
+                "lies near a low-dimensional subspace if 90% of the energy of the centred visible key matrix Z (the "
+                f"matrix of the SVD bridge) lies in at most r/{LOW_DIVISOR} directions. Verified if at least "
+                f"{_half(SHARE_MIN)} of the cases have full visible dimension and at least {_half(SHARE_MIN)} of those "
+                "have low-dimensional variation, refuted otherwise."),
     ar_bert=("AR-bert is a statement about BERT-base's 84 heads. If the calibration data are not from BERT-base the "
              "verdict is unverifiable-here, whatever the numbers. Were they from BERT-base: verified if both rank "
-             "correlations are ≥ 0.3 and the 95% Clopper–Pearson interval of the share of full-dimension cells with "
-             "a smaller r_SVD,int contains 0.419, refuted otherwise."),
+             f"correlations are ≥ {CORR_MIN} and the 95% Clopper–Pearson interval of the share of full-dimension "
+             f"cells with a smaller r_SVD,int contains {SEED_BERT['share']}, refuted otherwise."),
 )
 
 
@@ -621,7 +666,7 @@ def _cases_word(k):
 def _combined(claim, per, numbers, rule, thresholds, scale, what):
     """A Verdict from per-model results ``per`` (model → dict(verdict=, text=, headline=, numbers=)): the combined
     verdict (:func:`combine`), a summary that opens with the combination, names each model's verdict and says where
-    they disagree, and the numbers of both models (keys "quantity (model)")."""
+    they disagree, and the numbers of both models (one small table per model, under its name)."""
     verdicts = {m: r["verdict"] for m, r in per.items()}
     verdict = combine(verdicts)
     names = {m: MODELS[m] for m in per}
@@ -634,17 +679,17 @@ def _combined(claim, per, numbers, rule, thresholds, scale, what):
         headline = (f"{names['encoder']} {verdicts['encoder']}, {names['decoder']} {verdicts['decoder']}: "
                     f"{per[max(per, key=lambda m: ORDER.index(verdicts[m]))]['headline']}")
     summary = " ".join([lead] + [f"{names[m]} ({verdicts[m]}): {per[m]['text']}" for m in per])
-    flat = {f"{k} ({names[m]})": v for m in per for k, v in per[m]["numbers"].items() if k in per[m]["shown"]}
-    return Verdict(claim, verdict, summary, headline=headline,
-                   numbers=dict({f"verdict ({names[m]})": verdicts[m] for m in per}, **flat, **numbers),
+    by_model = {names[m]: dict(verdict=verdicts[m], **{k: v for k, v in per[m]["numbers"].items()
+                                                      if k in per[m]["shown"]}) for m in per}
+    return Verdict(claim, verdict, summary, headline=headline, numbers=dict(by_model, **numbers),
                    thresholds=dict(rule=rule, **thresholds), scale=scale)
 
 
 def _lr_energy_one(rows, p, model):
     rows = [r for r in rows if r["kind"] == "real"]
     base = [r for r in rows if r["t"] == 1.0]
-    at_most_10 = sum(r["k90"] <= 10 for r in base)
-    inside = sum(5 <= r["k90"] <= 10 for r in base)
+    at_most_10 = sum(r["k90"] <= K90_MAX for r in base)
+    inside = sum(K90_CLAIMED[0] <= r["k90"] <= K90_CLAIMED[1] for r in base)
     k = {(r["text"], r["n"], r["layer"], r["head"], r["t"]): r["k90"] for r in rows}
     tmax = max(p["temps"])
     lowered = sum(k[c[:4] + (tmax,)] < k[c] for c in k if c[4] == 1.0)
@@ -652,15 +697,15 @@ def _lr_energy_one(rows, p, model):
     scored = [r for r in base if r.get("k90_scores") is not None]
     sm_lower = sum(r["k90"] < r["k90_scores"] for r in scored)
     sm_raise = sum(r["k90"] > r["k90_scores"] for r in scored)
-    count_ok = at_most_10 >= len(base) / 2
+    count_ok = at_most_10 >= SHARE_MIN * len(base)
     sharp_ok = lowered > raised
     med = float(np.median([r["k90"] for r in base]))
     n = len(base)
-    text = (f"count half {'holds' if count_ok else 'fails'}, k₉₀ ≤ 10 in {_share(at_most_10, n)} cases (median "
-            f"{med:g}; {inside} in 5–10); sharpening half {'holds' if sharp_ok else 'fails'}, ×{tmax:g} sharper "
+    text = (f"count half {'holds' if count_ok else 'fails'}, k₉₀ ≤ {K90_MAX} in {_share(at_most_10, n)} cases "
+            f"(median {med:g}; {inside} in {K90_CLAIMED[0]}–{K90_CLAIMED[1]}); sharpening half {'holds' if sharp_ok else 'fails'}, ×{tmax:g} sharper "
             f"lowers k₉₀ in {_cases_word(lowered)} and raises it in {raised}; against the raw scores the softmax "
             f"lowers k₉₀ in {_cases_word(sm_lower)} and raises it in {sm_raise}.")
-    headline = (f"k₉₀ ≤ 10 in {at_most_10} of {n} {MODELS[model]} spectra; sharpening lowers k₉₀ in {lowered}, "
+    headline = (f"k₉₀ ≤ {K90_MAX} in {at_most_10} of {n} {MODELS[model]} spectra; sharpening lowers k₉₀ in {lowered}, "
                 f"raises it in {raised}.")
     return dict(verdict="verified" if count_ok and sharp_ok else "refuted", text=text, headline=headline,
                 shown=("cases", "k90_at_most_10", "median_k90", "sharpen_lowered", "sharpen_raised"),
@@ -687,30 +732,30 @@ def check_lr_energy(scale=None, seed: int = 0, data=None) -> Verdict:
 def _pda_ey_one(res, model):
     rows = res["rows"]
     by = {kind: [r for r in rows if r["kind"] == kind] for kind in ("A", "Ã")}
-    printed = {k: sum(r["r2"] >= 0.9 and r["alpha"] > 1 for r in v) for k, v in by.items()}
-    needed = {k: sum(r["r2"] >= 0.9 and r["alpha"] > 0.5 for r in v) for k, v in by.items()}
+    printed = {k: sum(r["r2"] >= R2_MIN and r["alpha"] > ALPHA_PRINTED for r in v) for k, v in by.items()}
+    needed = {k: sum(r["r2"] >= R2_MIN and r["alpha"] > ALPHA_NEEDED for r in v) for k, v in by.items()}
     n = {k: len(v) for k, v in by.items()}
     max_ey = max(r["ey_rel"] for r in rows)
-    ratios = [r["tail_over_bound"] for r in rows if r["alpha"] > 0.5]
-    violations = sum(x > 1 + 1e-12 for x in ratios)
+    ratios = [r["tail_over_bound"] for r in rows if r["alpha"] > ALPHA_NEEDED]
+    violations = sum(x > 1 + BOUND_SLACK for x in ratios)
     sharp = min(res["sharpness"].values())
     med = {k: float(np.nanmedian([r["alpha"] for r in v])) for k, v in by.items()}
-    if max_ey >= 1e-10 or violations:
+    if max_ey >= EY_REL_TOL or violations:
         verdict = "refuted"
-    elif sharp < 0.9:
+    elif sharp < SHARP_MIN:
         verdict = "loose"
-    elif all(printed[k] >= n[k] / 2 for k in by):
+    elif all(printed[k] >= SHARE_MIN * n[k] for k in by):
         verdict = "verified"
-    elif all(needed[k] >= n[k] / 2 for k in by):
+    elif all(needed[k] >= SHARE_MIN * n[k] for k in by):
         verdict = "corrected"
     else:
         verdict = "refuted"
-    text = (f"a power law with α > 1 (R² ≥ 0.9) fits {_share(printed['A'], n['A'])} spectra of A and "
+    text = (f"a power law with α > {ALPHA_PRINTED} (R² ≥ {R2_MIN}) fits {_share(printed['A'], n['A'])} spectra of A and "
             f"{_share(printed['Ã'], n['Ã'])} of PDA's Ã at m = {res['m']} (median α {med['A']:.2f} and "
-            f"{med['Ã']:.2f}; with α > 1/2, all the proof needs: {needed['A']} and {needed['Ã']}); Eckart–Young "
+            f"{med['Ã']:.2f}; with α > {Fraction(ALPHA_NEEDED)}, all the proof needs: {needed['A']} and {needed['Ã']}); Eckart–Young "
             f"holds to {max_ey:.1e}·‖X‖_F, the tail bound is exceeded in {_cases_word(violations)} (largest tail/bound "
             f"{max(ratios) if ratios else float('nan'):.3f}; on exact power laws it reaches {sharp:.3f}).")
-    headline = (f"a power law with α > 1 fits {printed['A']} of {n['A']} {MODELS[model]} spectra of A and "
+    headline = (f"a power law with α > {ALPHA_PRINTED} fits {printed['A']} of {n['A']} {MODELS[model]} spectra of A and "
                 f"{printed['Ã']} of Ã.")
     return dict(verdict=verdict, text=text, headline=headline,
                 shown=("cases", "powerlaw_alpha_above_1_A", "powerlaw_alpha_above_1_Atilde", "powerlaw_alpha_above_half_A",
@@ -741,7 +786,7 @@ def check_pda_ey(scale=None, seed: int = 0, data=None) -> Verdict:
 def _pda_norm_one(res, model):
     rows = res["rows"]
     n = len(rows)
-    ok = sum(r["rho"] <= 1 for r in rows)
+    ok = sum(r["rho"] <= RHO_MAX for r in rows)
     total = sum(r["rows"] for r in rows)
     q_le1, k_le1 = (sum(r[k] for r in rows) / total for k in ("q_le1", "k_le1"))
     rho_med, rho_max = float(np.median([r["rho"] for r in rows])), max(r["rho"] for r in rows)
@@ -750,12 +795,12 @@ def _pda_norm_one(res, model):
     hi = max(max(r["q_max"], r["k_max"]) for r in rows)
     s_max = max(r["s_max"] for r in rows)
     d = rows[0]["d"]
-    verdict = "verified" if ok >= 0.9 * n else "refuted"
-    text = (f"ρ ≤ 1 in {_share(ok, n)} cases (median ρ {rho_med:.1f}, largest {rho_max:.1f}); over {total:,} rows "
+    verdict = "verified" if ok >= RHO_SHARE * n else "refuted"
+    text = (f"ρ ≤ {RHO_MAX} in {_share(ok, n)} cases (median ρ {rho_med:.1f}, largest {rho_max:.1f}); over {total:,} rows "
             f"‖Q_i‖/√d and ‖K_j‖/√d have medians {q_med:.2f} and {k_med:.2f} and range {lo:.2f}–{hi:.2f}; "
             f"{100 * q_le1:.0f}% of query rows and {100 * k_le1:.0f}% of key rows are ≤ 1; max|S_ij| = {s_max:.1f} "
             f"against √d = {math.sqrt(d):.2f}.")
-    headline = f"ρ = max‖q‖·max‖k‖ ≤ 1 in {ok} of {n} {MODELS[model]} cases (median ρ {rho_med:.1f})."
+    headline = f"ρ = max‖q‖·max‖k‖ ≤ {RHO_MAX} in {ok} of {n} {MODELS[model]} cases (median ρ {rho_med:.1f})."
     return dict(verdict=verdict, text=text, headline=headline,
                 shown=("cases", "rho_at_most_1", "rho_median", "rho_max", "s_max"),
                 numbers=dict(cases=n, rho_at_most_1=ok, rho_median=rho_med, rho_max=rho_max, q_norm_median=q_med,
@@ -783,23 +828,23 @@ def check_pda_norm(scale=None, seed: int = 0, data=None) -> Verdict:
 
 def _ar_visible_one(rows, model):
     n = len(rows)
-    full = [r for r in rows if r["visible"] >= r["generic"] - 1]
-    low = [r for r in full if r["k90_keys"] <= r["visible"] / 2]
+    full = [r for r in rows if r["visible"] >= r["generic"] - FULL_SLACK]
+    low = [r for r in full if r["k90_keys"] <= r["visible"] / LOW_DIVISOR]
     quarter = sum(r["k90_keys"] <= r["visible"] / 4 for r in full)
     quarter_inter = sum(r["k90_interaction"] <= r["visible"] / 4 for r in full)
     ks = [r["k90_keys"] for r in full] or [float("nan")]
     inter = [r["k90_interaction"] for r in full] or [float("nan")]
     gauss = float(np.median([r["k90_gaussian"] for r in rows]))
-    full_ok = len(full) >= n / 2
-    low_ok = bool(full) and len(low) >= len(full) / 2
+    full_ok = len(full) >= SHARE_MIN * n
+    low_ok = bool(full) and len(low) >= SHARE_MIN * len(full)
     dims = sorted({r["visible"] for r in rows})
     text = (f"{len(full)} of {n} cases have full visible dimension (seen: {', '.join(map(str, dims))}; d = "
-            f"{rows[0]['d']}), and in {len(low)} of them 90% of the centred visible keys' energy lies in ≤ r/2 "
-            f"directions (range {min(ks)}–{max(ks)}, median {np.median(ks):g}; ≤ r/4 in {quarter}; Gaussian Q, K of "
+            f"{rows[0]['d']}), and in {len(low)} of them 90% of the centred visible keys' energy lies in "
+            f"≤ r/{LOW_DIVISOR} directions (range {min(ks)}–{max(ks)}, median {np.median(ks):g}; ≤ r/4 in {quarter}; Gaussian Q, K of "
             f"the same shape: median {gauss:g}); of the interaction u·Zᵀ, {min(inter)}–{max(inter)} (median "
             f"{np.median(inter):g}; ≤ r/4 in {quarter_inter}).")
     headline = (f"{len(full)} of {n} {MODELS[model]} cases have full visible dimension, {len(low)} of them with keys "
-                f"varying in ≤ r/2 directions.")
+                f"varying in ≤ r/{LOW_DIVISOR} directions.")
     return dict(verdict="verified" if full_ok and low_ok else "refuted", text=text, headline=headline,
                 shown=("cases", "full_visible", "low_dim", "k90_keys_median", "k90_gaussian_median"),
                 numbers=dict(cases=n, full_visible=len(full), visible_dims=dims, low_dim=len(low),
@@ -853,13 +898,8 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
             raise ValueError(f"data must be (calibrations, provenances), dicts with the keys {list(MODELS)}")
     summ = {m: calibration_summary(cals[m]) for m in MODELS}
     bert = [m for m in MODELS if "bert-base" in provs[m]["model"].lower()]
-    nums = {}
-    for m in MODELS:
-        pv = provs[m]
-        nums.update({f"{k} ({MODELS[m]})": v for k, v in dict(
-            head_dim=pv["head_dim"],
-            **{k: v for k, v in summ[m].items() if k in ("corr_upper", "corr_lower", "share_smaller", "share_lo",
-                                                           "share_hi")}).items()})
+    nums = {MODELS[m]: dict(head_dim=provs[m]["head_dim"], **{k: v for k, v in summ[m].items() if k in (
+        "corr_upper", "corr_lower", "share_smaller", "share_lo", "share_hi")}) for m in MODELS}
     parts = [f"on {MODELS[m]} ({provs[m]['layers'] * provs[m]['heads']} heads of width {provs[m]['head_dim']}) the "
              f"seed's pipeline gives Spearman correlations {_f(summ[m]['corr_upper'])} (r_SVD,int against the upper "
              f"certificate) and {_f(summ[m]['corr_lower'])} (against the lower), and {_pct(summ[m]['share_smaller'])} "
@@ -873,8 +913,8 @@ def check_ar_bert(scale=None, seed: int = 0, data=None) -> Verdict:
                "the model, its causal mask, its training and the texts still are.")
     else:
         s = summ[bert[0]]
-        ok = ((s["corr_upper"] or 0) >= 0.3 and (s["corr_lower"] or 0) >= 0.3
-              and s["share_lo"] <= 0.419 <= s["share_hi"])
+        ok = ((s["corr_upper"] or 0) >= CORR_MIN and (s["corr_lower"] or 0) >= CORR_MIN
+              and s["share_lo"] <= SEED_BERT["share"] <= s["share_hi"])
         verdict = "verified" if ok else "refuted"
         why = (f"On BERT-base the rank correlations are {_f(s['corr_upper'])} / {_f(s['corr_lower'])} and "
                f"{_pct(s['share_smaller'])} of full-dimension cells (95% interval {_pct(s['share_lo'])}–"

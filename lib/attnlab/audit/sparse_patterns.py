@@ -3,7 +3,8 @@
 Experiments (memoized): the smallest working projection dimension, found by search, for random sparse targets
 over L (full and causal), over k, γ and the precisions at one L, and the time of the whole algorithm; the fits of
 d against log L, √L and L with the lack-of-fit criterion that decides between them; the four checks; the figures.
-The evidence of the section page ``notebooks/11-sparse-patterns-runs.ipynb`` (SP-exp, SP-robust) is
+The evidence of the section pages ``notebooks/11-sparse-patterns-inputs.ipynb`` (SP-tight) and
+``notebooks/11-sparse-patterns-runs.ipynb`` (SP-exp, SP-robust) is :mod:`attnlab.audit.sparse_patterns_inputs` and
 :mod:`attnlab.audit.sparse_patterns_runs`, re-exported here.
 """
 from __future__ import annotations
@@ -23,8 +24,7 @@ from .verdict import Verdict
 
 __all__ = ["PRESETS", "LAWS", "random_sparse_target", "search_dimension", "scaling_experiment",
            "robustness_experiment", "moment_experiment", "load_long_run", "growth_laws",
-           "resample_summary", "compression", "fmt_num", "fmt_p", "check_sp_approx", "check_sp_tight",
-           "check_sp_causal",
+           "resample_summary", "compression", "fmt_num", "fmt_p", "check_sp_approx", "check_sp_causal",
            "plot_dimension_vs_L", "plot_success_rate",]
 
 PRESETS = {
@@ -108,6 +108,7 @@ def search_dimension(A, p, rng, *, causal=False, start=16, projection="gaussian"
     p["grid"] dimensions from d_hi/4 to 1.25·d_hi, each evaluated on p["draws"] projections."""
     kw = dict(eps1=p["eps1"], eps2=p["eps2"], rng=rng, causal=causal, projection=projection, dtype=np.float32)
     cap = _cap(A.shape[0]) if projection == "gaussian" else A.shape[0]  # the orthogonal projection is exact at d = L
+    A = A if sparse.issparse(A) else sparse.csr_array(A)  # the same target; each call validates it in O(nnz), not O(L²)
     d = max(1, min(int(start), cap))
     while d < cap and not resample_success(A, [d], draws=2, **kw)[2].all():
         d = min(2 * d, cap)
@@ -428,10 +429,8 @@ def check_sp_approx(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(instances=len(inst), above_bound=above, failed_past_bound=failed_tested,
                      failed_below_bound=untested, max_dmin_over_bound=worst,
                      compression=None if comp is None else {k: comp[k] for k in (
-                         "L", "d_over_L", "elasticity", "elasticity_lo", "elasticity_hi", "falls", "below_at_last")},
-                     moment_d=m_d, moment_all_succeed=m_ok, moment_max_entry=m_entry,
-                     moment_max_ratio_error=max(r["ratio"] for r in mf),
-                     moment_max_leakage=max(r["leakage"] for r in mf), packing_bound_bounded_norm=pack),
+                         "elasticity", "elasticity_lo", "elasticity_hi", "falls", "below_at_last")},
+                     moment_d=m_d, moment_all_succeed=m_ok),
         thresholds=dict(refuted=f"an instance needs d above the bound or fails past it; or the elasticity of d in L "
                                 f"has upper 95% limit >= {ELASTICITY_L_MAX} (d/L does not fall)",
                         unverifiable_here="an instance fails with the search stopped below its bound, the long run "
@@ -501,10 +500,9 @@ def check_sp_causal(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict(
         "SP-causal", verdict, summary, headline=lead,
         numbers=dict(instances=len(inst), above_bound=above, failed_past_bound=failed_tested,
-                     failed_below_bound=untested, max_dmin_over_bound=worst, decided=decided, lengths=Ls,
+                     failed_below_bound=untested, max_dmin_over_bound=worst, decided=decided,
                      lof_p=None if law is None else {n: f["lof_p"] for n, f in law["fits"].items()},
-                     log_slope=None if fl is None else fl["slope"], moment_d=m_d, moment_all_succeed=m_ok,
-                     moment_max_ratio_error=max(r["ratio"] for r in mc), moment_max_leakage=max(r["leakage"] for r in mc)),
+                     moment_d=m_d, moment_all_succeed=m_ok),
         thresholds=dict(refuted="a causal instance needs d above its bound or fails past it, or the long run decides "
                                 "√L or L",
                         unverifiable_here="an instance fails with the search stopped below its bound, or the law is "
@@ -512,52 +510,6 @@ def check_sp_causal(scale=None, seed: int = 0, data=None) -> Verdict:
                         loose="law log L and the moment curve meets the precision at fixed d = 2k + 1 at every L",
                         verified="law log L and the moment curve fails somewhere",
                         law=f"lack-of-fit F test at level {LOF_ALPHA}, as for SP-exp"),
-        scale=p["scale"])
-
-
-def check_sp_tight(scale=None, seed: int = 0, data=None) -> Verdict:
-    """SP-tight. A measured d far below an upper bound shows the bound's slack; it cannot show tightness (that needs a
-    matching lower bound: the packing bound, for inputs of bounded norm). Rule: measured d above the bound anywhere,
-    or below the packing lower bound at the random projection's own norms (an inconsistency): refuted; bound/d > GAP
-    at every L: the bound is loose (not tight even within a factor GAP), so the inference to tightness is wrong and
-    the corrected statement is "the bound is loose by at least that factor; O(log L) is tight for norm-bounded
-    inputs by packing, and not needed for unbounded ones": corrected; 1 <= bound/d <= GAP somewhere: the premise
-    "far below" fails: refuted."""
-    p = preset(PRESETS, scale)
-    sc, mom = (scaling_experiment(p, seed), moment_experiment(p, seed)) if data is None else data
-    rows = [r for part in ("full", "causal") for r in sc[part] if math.isfinite(r["dmin"][1])]
-    ratios = [r["bound"] / r["dmin"][1] for r in rows]
-    lo, hi = min(ratios), max(ratios)
-    law = growth_laws(sc["full"])["fits"]["log L"]
-    Ls = np.array(sorted({r["L"] for r in sc["full"]}), float)
-    bslope = fit_slope(np.log(Ls), [_bound(p, L, p["k"], p["gamma"]) for L in Ls]).slope if Ls.size >= 3 else math.nan
-    R_jl = max(r["R_jl"] for r in mom)
-    pack = {int(r["L"]): packing_dimension_bound(int(r["L"]), R_jl, p["eps2"]) for r in mom}
-    below_packing = sum(1 for r in rows if r["dmin"][1] < packing_dimension_bound(int(r["L"]), R_jl, p["eps2"]))
-    m_d = sorted({r["d"] for r in mom if r["success"]})
-    if lo < 1 or below_packing:
-        verdict = "refuted"
-    elif lo > GAP:
-        verdict = "corrected"
-    else:
-        verdict = "refuted"
-    return Verdict(
-        "SP-tight", verdict,
-        f"The proof's bound exceeds the smallest working d by {lo:.3g}× to {hi:.3g}×: a gap to an upper bound measures "
-        f"the bound's slack and cannot show that it is tight. "
-        f"The bound's slope in log L ({bslope:.3g}) is {bslope / law['slope']:.3g}× the measured one "
-        f"({law['slope']:.3g}); what holds is that the bound is loose by that factor. Tightness of O(log L) depends "
-        f"on the inputs: with norm-bounded inputs the packing bound d ≥ log L / log(1 + 2R/log(1/ε₂)) "
-        f"(R ≈ {fmt_num(R_jl, 3)} for the random projection: d ≥ {min(pack.values())} to {max(pack.values())}, below "
-        f"every measured d) makes it tight up to a constant; with unbounded inputs the moment curve needs only "
-        f"d = {', '.join(map(str, m_d)) or '–'} at every L, so log L is not even the right order.",
-        numbers=dict(min_bound_over_d=lo, max_bound_over_d=hi, bound_log_slope=bslope, measured_log_slope=law["slope"],
-                     slope_ratio=bslope / law["slope"], packing_R=R_jl, packing_bound=pack,
-                     below_packing=below_packing, moment_d=m_d),
-        thresholds=dict(refuted=f"bound/d < 1 anywhere (bound fails), d below the packing bound (inconsistent), or "
-                                f"bound/d <= {GAP} somewhere (not far below)",
-                        corrected=f"bound/d > {GAP} everywhere: below the bound by more than a factor {GAP}, "
-                                  "hence loose, not tight"),
         scale=p["scale"])
 
 
@@ -669,13 +621,17 @@ def plot_success_rate(sc):
     return fig, data
 
 
-# --------------------------------------------------------------------------- moved to sparse_patterns_runs
-_MOVED = ('timing_experiment', 'check_sp_exp', 'check_sp_robust', 'plot_robustness')
+# --------------------------------------------------------------------------- moved to the section pages' modules
+_MOVED_TO = {"timing_experiment": "sparse_patterns_runs", "check_sp_exp": "sparse_patterns_runs",
+             "check_sp_robust": "sparse_patterns_runs", "plot_robustness": "sparse_patterns_runs",
+             "known_targets": "sparse_patterns_runs", "check_sp_tight": "sparse_patterns_inputs"}
 
 
 def __getattr__(name):
-    """The evidence of the section page moved to :mod:`attnlab.audit.sparse_patterns_runs`; re-exported here."""
-    if name in _MOVED:
-        from . import sparse_patterns_runs  # noqa: PLC0415
-        return getattr(sparse_patterns_runs, name)
+    """The evidence of the section pages moved to :mod:`attnlab.audit.sparse_patterns_runs` and
+    :mod:`attnlab.audit.sparse_patterns_inputs`; re-exported here."""
+    if name in _MOVED_TO:
+        import importlib  # noqa: PLC0415
+
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED_TO[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

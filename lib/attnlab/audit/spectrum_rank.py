@@ -23,6 +23,8 @@ from .spectrum import ENERGY_KINDS, PRESETS, RULES, _num, _tidy_log_axes, make_i
 __all__ = [
     "rank_experiment",
     "energy_experiment",
+    "CUT_RATIO",
+    "ONEHOT_LOW_DIVISOR",
     "check_lr_rank",
     "check_lr_cutoff",
     "energy_families",
@@ -32,6 +34,13 @@ __all__ = [
     "plot_demo_spectra",
     "plot_energy",
 ]
+
+
+#: LR-cutoff: a singular value past the d-th "drops to zero" when σ_(d+1)/σ₁ is below this.
+CUT_RATIO = 1e-10
+#: LR-onehot: a matrix's rows span "very low" dimension when k₉₀ of its one-hot limit is at most L / this (the L/8
+#: of LR-sparse; the rule's text is RULES["LR-onehot"] of :mod:`attnlab.audit.spectrum`).
+ONEHOT_LOW_DIVISOR = 8
 
 
 @memoize
@@ -93,7 +102,7 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
     p = preset(PRESETS, scale)
     rows = rank_experiment(p, seed) if data is None else data
     low = [r for r in rows if r["d"] < r["n"]]
-    cut = [r for r in low if r["ratio"] < 1e-10]
+    cut = [r for r in low if r["ratio"] < CUT_RATIO]
     worst = min(low, key=lambda r: (r["n"], r["d"]))
     min_ratio = min(r["ratio"] for r in low)
     return Verdict(
@@ -108,7 +117,7 @@ def check_lr_cutoff(scale=None, seed: int = 0, data=None) -> Verdict:
         numbers=dict(draws_d_below_n=len(low), draws_cut=len(cut), min_ratio=min_ratio,
                      full_rank=sum(r["rank_A"] == r["n"] for r in low),
                      smallest=dict(n=worst["n"], d=worst["d"], ratio=worst["ratio"], rank=worst["rank_A"])),
-        thresholds=dict(cut="σ_(d+1)/σ₁ < 1e-10 counts as 'drops to zero'"),
+        thresholds=dict(cut=f"σ_(d+1)/σ₁ < {_num(CUT_RATIO, 1)} counts as 'drops to zero'"),
         scale=p["scale"])
 
 
@@ -183,7 +192,7 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
     p = preset(PRESETS, scale)
     rows = onehot_experiment(p, seed) if data is None else data
     n = rows[0]["n"]
-    high = [r for r in rows if r["k90_limit"] > r["n"] / 8]
+    high = [r for r in rows if r["k90_limit"] > r["n"] / ONEHOT_LOW_DIVISOR]
     if len(high) > len(rows) / 2:
         verdict = "refuted"
     elif not high:
@@ -198,7 +207,8 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
              f"{max(x['row_max'] for x in g['sweep']):.2f}), towards the limit's {g['k90_limit']}." if g else "")
     return Verdict(
         "LR-onehot", verdict,
-        f"{len(high)} of {len(rows)} matrices with exactly one-hot rows need k₉₀ > L/8 = {n / 8:.0f} (L = {n}): "
+        f"{len(high)} of {len(rows)} matrices with exactly one-hot rows need k₉₀ > L/{ONEHOT_LOW_DIVISOR} = "
+        f"{n / ONEHOT_LOW_DIVISOR:.0f} (L = {n}): "
         + ("one-hot rows span as many dimensions as the distinct keys they pick. " if verdict != "verified"
            else "their rows share a few keys. ")
         + "A permutation matrix has one-hot rows, full rank and every singular value 1 (k₉₀ = "
@@ -206,9 +216,8 @@ def check_lr_onehot(scale=None, seed: int = 0, data=None) -> Verdict:
         + "(t → ∞) the families pick " + ", ".join(f"{r['kind']} {r['distinct']}" for r in rows if r["sweep"])
         + f" distinct keys. Low only where the rows share few keys ({', '.join(low) or 'no case'})." + sweep,
         numbers=dict(n=n, cases=len(rows), high=len(high),
-                     per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"],
-                                               sweep=r["sweep"]) for r in rows}),
-        thresholds=dict(rule=RULES["LR-onehot"], low="k₉₀ of the one-hot limit ≤ L/8"),
+                     per_case={r["kind"]: dict(distinct=r["distinct"], k90_limit=r["k90_limit"]) for r in rows}),
+        thresholds=dict(rule=RULES["LR-onehot"], low=f"k₉₀ of the one-hot limit ≤ L/{ONEHOT_LOW_DIVISOR}"),
         scale=p["scale"])
 
 
