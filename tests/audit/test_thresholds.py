@@ -26,7 +26,8 @@ CONVERTED = [
     "jl_scaling", "gradient", "gradient_precision", "rank_lower", "rank_lower_counts", "spectrum", "spectrum_kernel",
     "spectrum_sparse", "hardness", "hardness_bounds", "hardness_decoders", "hardness_lowrank", "hardness_parity",
     "any_temperature", "any_temperature_cost", "any_temperature_cancel", "any_temperature_fixed_d",
-    "random_features", "random_features_bias", "random_features_linformer",
+    "random_features", "random_features_bias", "random_features_linformer", "jl_dimension", "spectrum_rank",
+    "sparse_patterns", "sparse_patterns_inputs", "sparse_patterns_runs", "real_heads", "decoder_heads",
 ]
 
 #: Numbers too common in formulas and texts ("2ε", "1/2", "1 + tol") to be read as a typed threshold.
