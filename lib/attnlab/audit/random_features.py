@@ -22,7 +22,7 @@ from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "identity_checks", "kernel_experiment", "output_experiment", "stabiliser_experiment",
+__all__ = ["PRESETS", "identity_checks", "exact_variance_infimum", "kernel_experiment", "output_experiment", "stabiliser_experiment",
            "variance_comparison", "chi_mgf", "orth_pair_moment", "exact_relative_variances", "variance_exact_table",
            "check_lr_favor", "plot_kernel", "plot_output"]
 
@@ -282,6 +282,14 @@ def exact_relative_variances(s2: float, m: int, d: int) -> dict:
     P = sum(b * (b - 1) for b in sizes)
     C = math.exp(-s2) * orth_pair_moment(math.sqrt(s2), d) - 1 if P else 0.0
     return dict(iid=v1 / m, orth=(m * v1 + P * C) / m ** 2, pair_cov=C, pairs=P)
+
+
+@memoize
+def exact_variance_infimum(m: int, d: int, s2_max: float = 12.0, points: int = 60) -> float:
+    """The smallest exact orthogonal/iid variance ratio (:func:`exact_relative_variances`) over ``points`` values of
+    |q + k|² evenly spaced in [0.05, s2_max], at m features in dimension d."""
+    rat = [exact_relative_variances(float(x), m, d) for x in np.linspace(0.05, s2_max, points)]
+    return min(r["orth"] / r["iid"] for r in rat)
 
 
 def variance_exact_table(krows, d: int) -> dict:
