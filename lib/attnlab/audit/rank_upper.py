@@ -63,17 +63,26 @@ _OWN = {
 }
 PRESETS = {s: {**SHARED[s], **_OWN[s]} for s in SCALES}
 
+#: Decision thresholds (stated before the run; each is used by its check and written into its rule text).
+#: AR-op and AR-quotient: identities hold to machine precision, relative.
+EXACT_TOL = 1e-12
+#: AR-nospeed: the share of its entries every row of a rank-one head must keep (a counterexample to sparsity).
+KEEP_MIN = 0.5
+#: AR-nospeed: rows equal to this (exact rank one), and the one-row output reproducing the dense one to this.
+ROWS_EQUAL_TOL, FAST_ERR_TOL = 1e-12, 1e-10
+
 #: The decision rule of AR-nospeed (stated before the run); AR-upper's and AR-sphere-ball's are in
 #: :mod:`attnlab.audit.rank_upper_law`.
 RULES = {
     "AR-nospeed": (
         "A conjunction of two non-implications, each with its own verdict; the registered verdict is verified only if "
         "both halves are, refuted if either is, otherwise unverifiable-here. Sparsity half: verified if a head of "
-        "certified ε-rank 1 must keep >= 50% of every row to be sparsified within ε (a counterexample), else "
+        f"certified ε-rank 1 must keep >= {KEEP_MIN:.0%} of every row to be sparsified within ε (a counterexample), else "
         "unverifiable-here. Speed half: unverifiable-here whatever the data (whether low approximation rank alone "
         "gives an arithmetic speed-up is a complexity statement). Reported: a near-permutation matrix has lower "
         "certificate n (sparsity does not give low rank); exact low rank gives speed if the rank-one head (rows "
-        "equal to 1e-12) is reproduced from one row of logits to 1e-10 faster than the dense product; approximation "
+        f"equal to {ROWS_EQUAL_TOL:g}) is reproduced from one row of logits to {FAST_ERR_TOL:g} faster than the dense "
+        "product; approximation "
         "rank is a different object if a head's certified ε-rank is below its numerical rank."),
 }
 
@@ -237,18 +246,21 @@ def check_ar_op(scale=None, seed: int = 0, data=None) -> Verdict:
     rows = op_experiment(p, seed) if data is None else data
     attain = max(abs(r["explicit"] - r["row_l1"]) / r["row_l1"] for r in rows)
     excess = max(r["search"] / r["row_l1"] - 1 for r in rows)
-    ok = attain <= 1e-12 and excess <= 1e-12 and all(abs(r["max_value_norm"] - 1) < 1e-12 for r in rows)
+    unit = max(abs(r["max_value_norm"] - 1) for r in rows)
+    ok = attain <= EXACT_TOL and excess <= EXACT_TOL and unit <= EXACT_TOL
     return Verdict("AR-op", "verified" if ok else "refuted",
-                   f"The row-ℓ1 error {rows[0]['row_l1']:.4g} {'is' if attain <= 1e-12 else 'is not'} attained by the "
+                   f"The row-ℓ1 error {rows[0]['row_l1']:.4g} {'is' if attain <= EXACT_TOL else 'is not'} attained by the "
                    f"explicit values for the ℓ2, ℓ1 and ℓ∞ value norms (to relative {attain:.1e}), and an adversarial "
                    f"search exceeds it by at most a relative {excess:.1e}. The explicit values are "
                    f"v_j = sign(A − B)_(i⋆j)·w with i⋆ a row of largest error and w a unit vector.",
-                   headline=(f"The explicit values {'attain' if attain <= 1e-12 else 'miss'} the row-ℓ1 error for the "
+                   headline=(f"The explicit values {'attain' if attain <= EXACT_TOL else 'miss'} the row-ℓ1 error for the "
                              f"ℓ2, ℓ1 and ℓ∞ value norms (to relative {attain:.1e}), and no search exceeds it by more "
                              f"than {excess:.1e}."),
-                   numbers=dict(rows=rows, max_rel_attain_gap=attain, max_search_excess=excess),
-                   thresholds=dict(attain="|explicit − row ℓ1| / row ℓ1 <= 1e-12",
-                                   search="search / row ℓ1 − 1 <= 1e-12"), scale=p["scale"])
+                   numbers=dict(row_l1=rows[0]["row_l1"], value_norms=len(rows), max_rel_attain_gap=attain,
+                                max_search_excess=excess, max_value_norm_deviation=unit),
+                   thresholds=dict(attain=f"|explicit − row ℓ1| / row ℓ1 <= {EXACT_TOL:g}",
+                                   search=f"search / row ℓ1 − 1 <= {EXACT_TOL:g}",
+                                   unit=f"|largest value norm − 1| <= {EXACT_TOL:g}"), scale=p["scale"])
 
 
 def check_ar_quotient(scale=None, seed: int = 0, data=None) -> Verdict:
@@ -260,15 +272,18 @@ def check_ar_quotient(scale=None, seed: int = 0, data=None) -> Verdict:
     r_ok = all(r["r"] == r["r_planted"] for r in rows)
     zero = [r for r in rows if r["r_planted"] == 0]
     s21 = max(r["sigma2_over_sigma1"] for r in zero)
-    ok = dec <= 1e-12 and gib <= 1e-12 and r_ok and s21 <= 1e-12 and all(r["numerical_rank"] == 1 for r in zero)
+    rank_one = all(r["numerical_rank"] == 1 for r in zero)
+    ok = dec <= EXACT_TOL and gib <= EXACT_TOL and r_ok and s21 <= EXACT_TOL and rank_one
     return Verdict("AR-quotient", "verified" if ok else "refuted",
                    f"The planted visible dimension r is recovered {'in every case' if r_ok else 'not in every case'}, "
                    f"and an r-dimensional weighted Gibbs family reproduces A to row-ℓ1 error {gib:.1e}. In "
                    f"d = {rows[0]['d']} the logits equal row + key + r-dimensional interaction to relative {dec:.1e}, "
                    f"and a key-only head (r = 0) has σ₂/σ₁ ≤ {s21:.1e} at every β.",
-                   numbers=dict(max_decomposition_residual=dec, max_gibbs_error=gib, r_recovered=r_ok,
-                                max_sigma2_over_sigma1_r0=s21, rows=rows),
-                   thresholds=dict(exact="residuals <= 1e-12 (machine precision)", rank_one="σ2/σ1 <= 1e-12"),
+                   numbers=dict(cases=len(rows), r_planted=sorted({r["r_planted"] for r in rows}), r_recovered=r_ok,
+                                max_decomposition_residual=dec, max_gibbs_error=gib, max_sigma2_over_sigma1_r0=s21,
+                                numerical_rank_one_r0=rank_one),
+                   thresholds=dict(exact=f"residuals <= {EXACT_TOL:g} (machine precision)",
+                                   rank_one=f"σ2/σ1 <= {EXACT_TOL:g}"),
                    scale=p["scale"])
 
 
@@ -287,7 +302,7 @@ def check_ar_nospeed(scale=None, seed: int = 0, data=None) -> Verdict:
     arithmetic speed-up" is a conjunction of two non-implications, each with its own verdict.
 
     Sparsity half: ``verified`` if the counterexample is shown (a head of certified ε-rank 1 whose every row must keep
-    >= 50% of its entries to be sparsified within ε), else ``unverifiable-here`` (a failed example does not show the
+    >= ``KEEP_MIN`` of its entries to be sparsified within ε), else ``unverifiable-here`` (a failed example does not show the
     implication). Speed half: ``unverifiable-here`` whatever the data: whether low *approximation* rank alone gives
     a sub-quadratic algorithm is a complexity statement (the bounded-entry lower bound of Alman and Song, under
     SETH); the known hard instances have high approximation rank, so no instance is a witness either way.
@@ -295,9 +310,9 @@ def check_ar_nospeed(scale=None, seed: int = 0, data=None) -> Verdict:
     """
     p = preset(PRESETS, scale)
     x = nospeed_experiment(p, seed) if data is None else data
-    sparsity = x["dense_rank"] == 1 and x["dense_keep_fraction"] >= 0.5
+    sparsity = x["dense_rank"] == 1 and x["dense_keep_fraction"] >= KEEP_MIN
     converse = x["sparse_lower"] == x["sparse_n"]
-    exact_speed = x["rows_max_abs_diff"] <= 1e-12 and x["fast_max_abs_err"] <= 1e-10 and x["speedup"] > 1
+    exact_speed = x["rows_max_abs_diff"] <= ROWS_EQUAL_TOL and x["fast_max_abs_err"] <= FAST_ERR_TOL and x["speedup"] > 1
     distinct = x["approx_rank"] < x["approx_numerical_rank"]
     v_sparse = "verified" if sparsity else "unverifiable-here"
     v_speed = "unverifiable-here"
@@ -323,9 +338,11 @@ def check_ar_nospeed(scale=None, seed: int = 0, data=None) -> Verdict:
                    headline=(f"Sparsity half {v_sparse}: a head of certified ε-rank {x['dense_rank']} keeps "
                              f"≥ {x['dense_keep_fraction']:.0%} of every row; the speed half is a complexity question "
                              "no run decides."),
-                   numbers=dict(x, sparsity_shown=sparsity, converse_shown=converse, exact_speed_shown=exact_speed,
-                                distinction_shown=distinct, halves=dict(sparsity=v_sparse, speed=v_speed),
-                                combination="conjunction: verified only if both halves are"),
+                   numbers=dict(halves=dict(sparsity=v_sparse, speed=v_speed),
+                                combination="conjunction: verified only if both halves are",
+                                **{k: x[k] for k in ("n", "L", "eps", "dense_rank", "dense_keep_fraction", "sparse_n",
+                                                     "sparse_lower", "rows_max_abs_diff", "fast_max_abs_err", "speedup",
+                                                     "approx_size", "approx_rank", "approx_numerical_rank")}),
                    thresholds=dict(rule=RULES["AR-nospeed"]), scale=p["scale"])
 
 

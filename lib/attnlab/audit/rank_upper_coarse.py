@@ -16,7 +16,14 @@ from .rank_upper import PRESETS, _log_ticks, _plain, _span_text, reader_number
 from .scale import preset
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "coarse_experiment", "coarse_closed_form", "coarse_reading", "check_ar_coarse", "const_table",
+#: AR-coarse: the ratios (Lipschitz threshold / 2·tanh(osc/4)) that read "an order of magnitude coarser" (every usable
+#: ratio at least ``ORDER``) and "coarser by a constant" (the smallest in [``FACTOR``, ``ORDER``)).
+ORDER, FACTOR = 10, 2
+#: AR-const: the r at which the seed calls the law a shape law (vacuous there verifies) and the largest r it names
+#: (still below n there refutes), with C_r = 2^(r/2).
+R_SHAPE, R_MAX = 50, 64
+
+__all__ = ["PRESETS", "ORDER", "FACTOR", "R_SHAPE", "R_MAX", "coarse_experiment", "coarse_closed_form", "coarse_reading", "check_ar_coarse", "const_table",
            "trigger_split", "check_ar_const", "plot_coarse", "reader_number"]
 
 
@@ -68,14 +75,14 @@ def coarse_closed_form(ratio: float = 10.0):
 
 def coarse_reading(ratios) -> str:
     """The verdict of one reading of AR-coarse from the ratios (Lipschitz threshold / 2·tanh(osc/4)) over the usable
-    cases: ``verified`` if every ratio is >= 10 (an order of magnitude wherever τ_W is usable), ``corrected`` if the
-    smallest is in [2, 10) (coarser by a constant factor), ``refuted`` if it is below 2, ``unverifiable-here`` if
-    there is no usable case."""
+    cases: ``verified`` if every ratio is >= ``ORDER`` (an order of magnitude wherever τ_W is usable), ``corrected``
+    if the smallest is in [``FACTOR``, ``ORDER``) (coarser by a constant factor), ``refuted`` if it is below
+    ``FACTOR``, ``unverifiable-here`` if there is no usable case."""
     ratios = list(ratios)
     if not ratios:
         return "unverifiable-here"
     m = min(ratios)
-    return "verified" if m >= 10 else "corrected" if m >= 2 else "refuted"
+    return "verified" if m >= ORDER else "corrected" if m >= FACTOR else "refuted"
 
 
 def check_ar_coarse(scale=None, seed: int = 0, data=None) -> Verdict:
@@ -128,15 +135,18 @@ def check_ar_coarse(scale=None, seed: int = 0, data=None) -> Verdict:
                                                  max=max(rinf, default=float("nan"))),
                                 max_ratio_usable=max(rinf, default=float("nan")),
                                 max_ratio_osc_usable=max(rosc, default=float("nan")), max_ratio_all=allmax,
-                                usable=len(use), cases=len(rows), keys=Ls, closed_form=cf),
+                                usable=len(use), cases=len(rows), keys=Ls,
+                                closed_form={k: cf[k] for k in ("limit0_osc", "limit0_2x", "x_at_ratio_2x",
+                                                                "tau_at_ratio_2x")}),
                    thresholds=dict(regime="0 < τ_tanh < ε (the robust theorem applies)",
                                    reading="registered: Euclidean ‖h‖ ((√L/2)‖h − h̄‖₂); reported: ‖h‖_∞ (2‖h‖_∞)",
-                                   verified="smallest ratio >= 10", corrected="2 <= smallest ratio < 10",
-                                   refuted="smallest ratio < 2"), scale=p["scale"])
+                                   verified=f"smallest ratio >= {ORDER}",
+                                   corrected=f"{FACTOR} <= smallest ratio < {ORDER}",
+                                   refuted=f"smallest ratio < {FACTOR}"), scale=p["scale"])
 
 
 def const_table(ns=(512, 1024, 2048, 4096), eps=(0.15, 0.25, 0.35), gammas=(0.0, 0.0625, 0.125, 0.25, 0.5, 1.0),
-                r_max: int = 64):
+                r_max: int = R_MAX):
     r"""AR-const: for each C_r form (2^r and 2^(r/2)), n, ε and Γ, the smallest r at which
     :math:`C_r(1+\Gamma/\epsilon^2)^{r/2}\ge n` (the upper law is vacuous), by exact comparison in logs; Γ = 0 is
     the floor C_r ≥ n, which does not depend on β, ε or the radii."""
@@ -153,7 +163,7 @@ def const_table(ns=(512, 1024, 2048, 4096), eps=(0.15, 0.25, 0.35), gammas=(0.0,
     return out
 
 
-def trigger_split(r_values=(2, 8, 32, 64)):
+def trigger_split(r_values=(2, 8, 32, R_MAX)):
     r"""AR-const, the ε/3 trigger: the seed's robust bound splits ε in two parts, τ_W and ε − τ_W (SymPy:
     (1 + Γ/(ε − τ)²) at τ = ε/3 against τ = 0); the factor by which τ = ε/3 inflates the bound's argument and the
     bound, (9/4)^(r/2) at Γ ≫ ε², per r."""
@@ -171,8 +181,9 @@ def check_ar_const(scale=None, seed: int = 0, data=None) -> Verdict:
     ε = 0.15–0.35 and small Γ, with C_r = 2^r or 2^(r/2); and where the ε/3 trigger comes from.
 
     Rule (fixed before the run): ``verified`` (the seed's caveat that the law is a shape law, not a numeric
-    certificate, at r ≈ 50–64) if, with the milder C_r = 2^(r/2), the law is vacuous at r = 50 for every n, ε and Γ
-    in the table; ``refuted`` if with C_r = 2^(r/2) some setting has the law below n at r = 64; otherwise
+    certificate, at r ≈ ``R_SHAPE``–``R_MAX``) if, with the milder C_r = 2^(r/2), the law is vacuous at r = ``R_SHAPE``
+    for every n, ε and Γ in the table; ``refuted`` if with C_r = 2^(r/2) some setting has the law below n at
+    r = ``R_MAX``; otherwise
     ``unverifiable-here`` (it then depends on the unspecified constant)."""
     p = preset(PRESETS, scale)
     x = dict(table=const_table(), split=trigger_split()) if data is None else data
@@ -180,9 +191,9 @@ def check_ar_const(scale=None, seed: int = 0, data=None) -> Verdict:
     worst_mild = max((t["r_vacuous"] if t["r_vacuous"] is not None else 10**9) for t in mild)
     worst_full = max((t["r_vacuous"] if t["r_vacuous"] is not None else 10**9)
                      for t in x["table"] if t["form"] == "2^r")
-    if worst_mild <= 50:
+    if worst_mild <= R_SHAPE:
         verdict = "verified"
-    elif worst_mild > 64:
+    elif worst_mild > R_MAX:
         verdict = "refuted"
     else:
         verdict = "unverifiable-here"
@@ -191,20 +202,22 @@ def check_ar_const(scale=None, seed: int = 0, data=None) -> Verdict:
     sp_ = x["split"]
     return Verdict("AR-const", verdict,
                    f"With C_r = 2^(r/2) the upper law is vacuous (it reaches n ≤ 4096) by r = {worst_mild} in every "
-                   f"tabulated setting, so at r ≈ 50–64 it is "
+                   f"tabulated setting, so at r ≈ {R_SHAPE}–{R_MAX} it is "
                    + ("a shape law, not a numeric certificate, as the seed says. " if verdict == "verified" else
                       "still below n in some setting. " if verdict == "refuted" else
                       "vacuous or not depending on the unspecified constant. ")
                    + f"With C_r = 2^r it is vacuous by r = {worst_full}; at Γ = 0 the constant alone does it by "
                    f"r = {floor['2^(r/2)']} (2^(r/2)) and r = {floor['2^r']} (2^r), whatever β and ε. The ε/3 trigger is not a split of the bound: the robust bound has "
                    f"{sp_['parts']} parts (τ_W and ε − τ_W); at τ = ε/3 its argument grows by at most "
-                   f"{sp_['argument_inflation']} and the bound by (9/4)^(r/2) ({_plain(sp_['bound_inflation'][64])} at r = 64).",
+                   f"{sp_['argument_inflation']} and the bound by (9/4)^(r/2) ({_plain(sp_['bound_inflation'][R_MAX])} at r = {R_MAX}).",
                    headline=(f"With C_r = 2^(r/2) the upper law is vacuous by r = {worst_mild} in every tabulated setting"
-                             + (": at r ≈ 50–64 it is a shape law, as the seed says." if verdict == "verified" else ".")),
-                   numbers=dict(r_vacuous_mild=worst_mild, r_vacuous_full=worst_full, floor=floor, split=sp_,
-                                table=x["table"]),
-                   thresholds=dict(verified="C_r = 2^(r/2): law >= n at r = 50 in every setting",
-                                   refuted="C_r = 2^(r/2): law < n at r = 64 in some setting"), scale=p["scale"])
+                             + (f": at r ≈ {R_SHAPE}–{R_MAX} it is a shape law, as the seed says." if verdict == "verified"
+                                else ".")),
+                   numbers=dict(settings=len(mild), r_vacuous_mild=worst_mild, r_vacuous_full=worst_full, floor=floor,
+                                argument_inflation=sp_["argument_inflation"],
+                                bound_inflation_at_r_max=sp_["bound_inflation"][R_MAX]),
+                   thresholds=dict(verified=f"C_r = 2^(r/2): law >= n at r = {R_SHAPE} in every setting",
+                                   refuted=f"C_r = 2^(r/2): law < n at r = {R_MAX} in some setting"), scale=p["scale"])
 
 
 def plot_coarse(rows):

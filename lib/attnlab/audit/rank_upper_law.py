@@ -19,8 +19,13 @@ from ._rank_common import gap_experiment, svd_certificates
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, reader_number
 
-__all__ = ["PRESETS", "RULES", "gap_experiment", "sphere_ball_experiment", "upper_law_experiment", "upper_law_fits",
+__all__ = ["PRESETS", "RULES", "MIN_DECADES", "SLACK", "gap_experiment", "sphere_ball_experiment", "upper_law_experiment", "upper_law_fits",
            "sphere_ball_fits", "pinsker_step", "plot_upper_law", "plot_sphere_ball", "reader_number"]
+
+#: Thresholds of AR-upper's and AR-sphere-ball's rules besides the preset's tol and window (stated before the run, used
+#: by the checks and written into :data:`RULES`): the fewest decades of β a fit must span, and the slack for rounding
+#: in a certificate's error ≤ ε.
+MIN_DECADES, SLACK = 2, 1e-12
 
 #: The decision rules of AR-upper and AR-sphere-ball (two-sided, stated before the run). tol = ``up_tol``.
 RULES = {
@@ -29,7 +34,7 @@ RULES = {
         "decades of β. refuted if a lower certificate's 95% CI lies entirely above (1 + tol)·r/2; verified if the "
         "bound holds (every upper slope <= (1 + tol)·r/2: planted heads, spheres, balls whose upper certificate is "
         "not the row count) and is attained on a ball family (lower slope >= (1 − tol)·r/2 with a non-circular "
-        "upper certificate), over >= 2 decades; loose if it holds but every such ball's upper CI lies below "
+        f"upper certificate), over >= {MIN_DECADES} decades; loose if it holds but every such ball's upper CI lies below "
         "(1 − tol)·r/2; otherwise unverifiable-here. Upper certificates equal to the row count of an instance built "
         "with n ≍ Γ^(d/2) are circular and not counted for the upper side (the same rule as AR-sphere-ball); the "
         "materialised ball lattice is reported with its slopes against log γ. The verdict judges the statement; the "
@@ -40,7 +45,8 @@ RULES = {
         "(the same rule as AR-upper) and count for the lower side only. refuted if a lower certificate's 95% CI lies "
         "entirely above (1 + tol)θ or a non-circular upper certificate's entirely below (1 − tol)θ; verified if "
         "every family's lower slope is >= (1 − tol)θ, every non-circular upper slope <= (1 + tol)θ, and each "
-        "geometry (sphere, ball) has a family bracketed by a non-circular upper certificate, over >= 2 decades; "
+        f"geometry (sphere, ball) has a family bracketed by a non-circular upper certificate, over >= {MIN_DECADES} "
+        "decades; "
         "otherwise unverifiable-here."),
 }
 

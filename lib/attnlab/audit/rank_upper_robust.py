@@ -17,7 +17,11 @@ from .rank_upper import PRESETS, _fit, _log_ticks
 from .scale import preset
 from .verdict import Verdict
 
-__all__ = ["PRESETS", "svd_experiment", "robust_experiment", "robust_fits", "r_svd_int", "check_ar_svd",
+#: AR-svd's slack for rounding in its inequalities (the chain error ≤ τ_exact ≤ τ_width ≤ τ_spec, and a robust
+#: certificate's error on A ≤ ε), stated before the run and written into its thresholds.
+SLACK = 1e-12
+
+__all__ = ["PRESETS", "SLACK", "svd_experiment", "robust_experiment", "robust_fits", "r_svd_int", "check_ar_svd",
            "plot_bridge"]
 
 
@@ -107,10 +111,10 @@ def check_ar_svd(scale=None, seed: int = 0, data=None) -> Verdict:
         data = dict(bridge=svd_experiment(p, seed), planted=robust_experiment(p, seed))
     res, planted = data["bridge"], data["planted"]
     rows, robust = res["rows"], res["robust"]
-    chain = all(r["error"] <= r["tau_exact"] + 1e-12 and r["tau_exact"] <= r["tau_width"] + 1e-12
-                and r["tau_width"] <= r["tau_spec"] + 1e-12 for r in rows)
+    chain = all(r["error"] <= r["tau_exact"] + SLACK and r["tau_exact"] <= r["tau_width"] + SLACK
+                and r["tau_width"] <= r["tau_spec"] + SLACK for r in rows)
     slack = min(r["tau_exact"] - r["error"] for r in rows)
-    rob = all(x["error_on_A"] <= x["eps"] + 1e-12 for x in robust + [dict(x, error_on_A=x["robust_error_on_A"])
+    rob = all(x["error_on_A"] <= x["eps"] + SLACK for x in robust + [dict(x, error_on_A=x["robust_error_on_A"])
                                                                      for x in planted])
     tau = p["noisy_tau"]
     rs = r_svd_int(rows, tau)
@@ -144,10 +148,13 @@ def check_ar_svd(scale=None, seed: int = 0, data=None) -> Verdict:
                    headline=(f"Row error ≤ τ_exact ≤ τ_width ≤ τ_spec {'in all' if chain else 'fails in some of the'} "
                              f"{len(rows)} cases, and at fixed explained variance the SVD rank at τ = {tau:g} moves "
                              f"{rsdesc}."),
-                   numbers=dict(exact_dim=res["exact_dim"], chain_holds=chain, min_slack=slack, robust=robust,
-                                r_svd_int=rs, explained_variance=expl[0], planted_fits=fits),
-                   thresholds=dict(chain="error <= τ_exact <= τ_width <= τ_spec (+1e-12)",
-                                   robust="row ℓ1 error on A <= ε", tolerance="r_SVD_int changes with β at fixed τ",
+                   numbers=dict(exact_dim=res["exact_dim"], cases=len(rows), chain_holds=chain, min_slack=slack,
+                                explained_variance=expl[0], r_svd_int_per_beta=rs, robust_certificates=len(robust),
+                                max_robust_error_on_A=max((x["error_on_A"] for x in robust), default=float("nan")),
+                                robust_slope_per_r={f["r"]: dict(slope=f["slope"], lo=f["lo"], hi=f["hi"])
+                                                    for f in fits}),
+                   thresholds=dict(chain=f"error <= τ_exact <= τ_width <= τ_spec (+{SLACK:g})",
+                                   robust=f"row ℓ1 error on A <= ε (+{SLACK:g})", tolerance="r_SVD_int changes with β at fixed τ",
                                    law=f"robust-certificate slope CI lower end <= (1 + {p['up_tol']})·r/2 for every r "
                                        "(else unverifiable-here: a loose certificate cannot refute an upper bound)",
                                    refuted="chain broken, a robust certificate outside ε, or r_SVD_int fixed in β"),

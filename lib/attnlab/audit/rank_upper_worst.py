@@ -20,7 +20,7 @@ from ..rank_sphere import _harmonic_coefficients
 from ._rank_common import gap_experiment
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, _plain, reader_number
-from .rank_upper_law import (RULES, _materialised_lattice_reason, pinsker_step, sphere_ball_experiment,
+from .rank_upper_law import (MIN_DECADES, RULES, SLACK, _materialised_lattice_reason, pinsker_step, sphere_ball_experiment,
                              sphere_ball_fits, upper_law_experiment, upper_law_fits)
 from .scale import preset
 from .verdict import Verdict
@@ -156,7 +156,7 @@ def implicit_fits(res, tol: float = 0.10, decades: float = 2.0):
                             attains=bool(log_["slope"] >= (1 - tol) * d / 2 and upg["slope"] <= (1 + tol) * d / 2),
                             slower=bool(upg["hi"] < (1 - tol) * d / 2),
                             faster_lower=bool(log_["lo"] > (1 + tol) * d / 2),
-                            valid=all(r["upper_error"] <= e + 1e-12 and r["lower_mass"] > (1 + e) / 2 for r in rs)))
+                            valid=all(r["upper_error"] <= e + SLACK and r["lower_mass"] > (1 + e) / 2 for r in rs)))
     return out
 
 
@@ -187,7 +187,7 @@ def check_ar_upper(scale=None, seed: int = 0, data=None) -> Verdict:
     planted = [f for f in mat if f["family"].startswith("planted")]
     lattice_small = [f for f in mat if not f["family"].startswith("planted")]
     ifits = implicit_fits(imp, tol, p["asym_decades"])
-    valid = (all(r["error"] <= r["eps"] + 1e-12 for r in res["planted"]) and all(f["valid"] for f in ifits))
+    valid = (all(r["error"] <= r["eps"] + SLACK for r in res["planted"]) and all(f["valid"] for f in ifits))
     r_ok = all(r["r_visible"] == r["r"] for r in res["planted"])
     spans = [math.log10(f["beta_max"] / f["beta_min"]) for f in planted] + [f["decades"] for f in ifits]
     tested = upper_side(ifits)
@@ -200,7 +200,7 @@ def check_ar_upper(scale=None, seed: int = 0, data=None) -> Verdict:
         verdict = "unverifiable-here"
     elif any(f["faster_lower"] for f in ifits):
         verdict = "refuted"
-    elif holds and attained and min(spans) >= 2 - 1e-9:
+    elif holds and attained and min(spans) >= MIN_DECADES - 1e-9:
         verdict = "verified"
     elif holds and balls and all(f["slower"] for f in balls):
         verdict = "loose"
@@ -246,10 +246,17 @@ def check_ar_upper(scale=None, seed: int = 0, data=None) -> Verdict:
                    f"KL ≤ ε² and Pinsker ℓ1 ≤ {pin['printed_l1'].replace('sqrt(2)*epsilon', '√2·ε')}, not ε; "
                    f"t = ε²/(2γ) gives ℓ1 ≤ ε and multiplies the covering number by "
                    f"{pin['C_r_factor'].replace('2**(r/2)', '2^(r/2)')}, absorbed into C_r.",
-                   numbers=dict(proof_step=pin, planted=planted, implicit=ifits, materialised_lattice=lattice_small,
-                                materialised_lattice_reason=reasons, circular=[f["family"] for f in circular],
-                                attained=[f["family"] for f in attained], certificates_valid=valid,
-                                visible_r_recovered=r_ok, decades=spans),
+                   numbers=dict(proof_step=dict(step_verdict=pin["step_verdict"], printed_factor=pin["printed_factor"],
+                                                C_r_factor=pin["C_r_factor"].replace("**", "^")),
+                                planted_slope_per_r={f["r"]: dict(slope=f["slope"], lo=f["lo"], hi=f["hi"])
+                                                     for f in planted},
+                                worst_case=[dict(family=_family(f), eps=f["eps"], lower_slope=f["gamma_lower_slope"],
+                                                 upper_slope=None if f in circular else f["gamma_slope"],
+                                                 theory=f["r_half"]) for f in ifits],
+                                materialised_lattice_slope=[dict(eps=f["eps"], slope=f["slope"], lo=f["lo"], hi=f["hi"])
+                                                            for f in lattice_small],
+                                attained=[_family(f) for f in attained], certificates_valid=valid,
+                                visible_r_recovered=r_ok, min_decades=min(spans, default=float("nan"))),
                    thresholds=dict(rule=RULES["AR-upper"], tol=tol), scale=p["scale"])
 
 
@@ -283,7 +290,7 @@ def check_ar_sphere_ball(scale=None, seed: int = 0, data=None) -> Verdict:
     elif any(f["lower_too_fast"] for f in fits) or any(f["upper_too_slow"] for f in counted):
         verdict = "refuted"
     elif (lower_ok and upper_ok and all(per_geo.values())
-          and min(f["decades"] for f in fits) >= 2 - 1e-9):
+          and min(f["decades"] for f in fits) >= MIN_DECADES - 1e-9):
         verdict = "verified"
     else:
         verdict = "unverifiable-here"
@@ -318,10 +325,20 @@ def check_ar_sphere_ball(scale=None, seed: int = 0, data=None) -> Verdict:
                              if lower_ok else
                              f"Lower certificates fall short of θ in some of {len(fits)} worst-case families "
                              f"(up to {dev_lo:.1f}% off)."),
-                   numbers=dict(fits=fits, materialised=mat, certificates_valid=valid,
-                                circular=[(f["family"], f["eps"]) for f in circ],
-                                bracketed_per_geometry={g: len(v) for g, v in per_geo.items()}),
+                   numbers=dict(worst_case=[dict(family=_family(f), eps=f["eps"], lower_slope=f["lower_slope"],
+                                                 upper_slope=f["upper_slope"] if f in counted else None,
+                                                 theory=f["theory"]) for f in fits],
+                                materialised=[dict(family=f["family"].replace("d=", "d = "), eps=f["eps"],
+                                                   lower_slope=f["lower_slope"], upper_slope=f["upper_slope"],
+                                                   theory=f["theory"], bracket=f["bracket"]) for f in mat],
+                                certificates_valid=valid, bracketed_per_geometry={g: len(v) for g, v in per_geo.items()},
+                                min_decades=min((f["decades"] for f in fits), default=float("nan"))),
                    thresholds=dict(rule=RULES["AR-sphere-ball"], tol=tol), scale=p["scale"])
+
+
+def _family(f):
+    """A fit's family as a reader reads it: "continuum sphere, d = 3" or "lattice ball, d = 2"."""
+    return ("continuum sphere" if f["geometry"] == "sphere" else "lattice ball") + f", d = {f['d']}"
 
 
 def plot_implicit(res, eps):
