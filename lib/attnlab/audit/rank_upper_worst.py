@@ -328,9 +328,6 @@ def check_ar_sphere_ball(scale=None, seed: int = 0, data=None) -> Verdict:
                    numbers=dict(worst_case=[dict(family=_family(f), eps=f["eps"], lower_slope=f["lower_slope"],
                                                  upper_slope=f["upper_slope"] if f in counted else None,
                                                  theory=f["theory"]) for f in fits],
-                                materialised=[dict(family=f["family"].replace("d=", "d = "), eps=f["eps"],
-                                                   lower_slope=f["lower_slope"], upper_slope=f["upper_slope"],
-                                                   theory=f["theory"], bracket=f["bracket"]) for f in mat],
                                 certificates_valid=valid, bracketed_per_geometry={g: len(v) for g, v in per_geo.items()},
                                 min_decades=min((f["decades"] for f in fits), default=float("nan"))),
                    thresholds=dict(rule=RULES["AR-sphere-ball"], tol=tol), scale=p["scale"])
