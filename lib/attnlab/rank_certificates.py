@@ -338,10 +338,11 @@ def _svd_factors(A):
     return V, A @ V, xp.sqrt(xp.clip(w[::-1], 0, None))
 
 
-def _svd_certificate(A, eps):
-    """Smallest k whose truncated SVD has row-ℓ1 error ≤ ε, searched between ℓ2 bounds (ℓ2 ≤ ℓ1 ≤ √L·ℓ2)."""
+def _svd_certificate(A, eps, factors=None):
+    """Smallest k whose truncated SVD has row-ℓ1 error ≤ ε, searched between ℓ2 bounds (ℓ2 ≤ ℓ1 ≤ √L·ℓ2);
+    ``factors``: :func:`_svd_factors` (A), when several ε share them."""
     xp = get_array_module(A)
-    V, AV, _ = _svd_factors(A)
+    V, AV, _ = _svd_factors(A) if factors is None else factors
     L = A.shape[1]
     # squared ℓ2 residual of every row for every k, from the captured energy (no reconstruction needed)
     res2 = (A * A).sum(axis=1)[:, None] - xp.cumsum(AV * AV, axis=1)

@@ -378,6 +378,15 @@ def _lattice_svd(gamma, margin):
     return (A1, *np.linalg.svd(A1, full_matrices=False))
 
 
+@functools.lru_cache(maxsize=512)
+def _kron_error_parts(gamma, k, margin):
+    """E and S of :func:`kron_error_bound` for the rank-k factor of :func:`kron_factor` (γ, k, margin), cached:
+    the bisection of :func:`lattice_kron_upper` revisits ranks, and calls for several ε at one γ share them."""
+    A1, U, s, Vt = _lattice_svd(gamma, margin)
+    B1 = (U[:, :k] * s[:k]) @ Vt[:k]
+    return float(np.abs(A1 - B1).sum(axis=1).max()), float(np.abs(B1).sum(axis=1).max())
+
+
 @renamed(k="r")
 def kron_factor(gamma: float, r: int, margin: int = 8):
     """``(A1, B1)``: the 1-D factor of the lattice instance (:func:`lattice_1d`) and its rank-r truncated SVD.
@@ -516,7 +525,8 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
         return dict(out, k1=None, size_1d=size, kron_rank=None, rank=n, method="rows", error_bound=0.0)
 
     def bound(k):
-        return kron_error_bound(*kron_factor(gamma, k, margin), d)
+        E, S = _kron_error_parts(gamma, k, margin)  # kron_error_bound(*kron_factor(gamma, k, margin), d), cached
+        return E * sum(S**j for j in range(d))
 
     lo, hi = 1, size
     while lo < hi:  # bisection for the smallest k with bound(k) <= eps (bound(s.size) = 0 up to rounding)

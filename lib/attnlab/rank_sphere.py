@@ -296,6 +296,14 @@ def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None, last_only=False):
         logZ = special.gammaln(d / 2) + lam * math.log(2 / beta) + math.log(special.ive(lam, beta))
     p = np.exp(beta * (t - 1) - logZ)  # e^{βt}/Z with Z = e^β · (scaled Z)
     S = np.zeros_like(t)
+    t2, tmp = 2 * t, np.empty_like(t)  # the recurrence's 2t, and one scratch array for every step (no allocations)
+
+    def error():
+        np.subtract(p, S, out=tmp)
+        np.abs(tmp, out=tmp)
+        np.multiply(tmp, mu, out=tmp)
+        return float(tmp.sum())
+
     c_prev = c_prev2 = None
     errs = []
     for n in range(b.size if n_stop is None else n_stop + 1):
@@ -306,16 +314,17 @@ def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None, last_only=False):
         elif n == 1:
             c = 2 * lam * t
         else:
-            c = (2 * t * (n + lam - 1) * c_prev - (n + 2 * lam - 2) * c_prev2) / n
+            c = (t2 * (n + lam - 1) * c_prev - (n + 2 * lam - 2) * c_prev2) / n
         c_prev2, c_prev = c_prev, c
-        S += b[n] * c
+        np.multiply(c, b[n], out=tmp)
+        S += tmp
         if last_only:
             continue
-        errs.append(float((np.abs(p - S) * mu).sum()))
+        errs.append(error())
         if eps is not None and errs[-1] <= eps:
             break
     if last_only:
-        errs = [float((np.abs(p - S) * mu).sum())]
+        errs = [error()]
     return errs, float((p * mu).sum())
 
 

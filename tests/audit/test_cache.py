@@ -93,7 +93,7 @@ def test_precompute_finds_the_pages_calls():
     calls = {c["name"]: c for c in page_calls("smoke", 0)}
     timing = calls["attnlab.audit.rank_upper:timing_experiment"]
     assert timing["args"] == [preset(PRESETS, "smoke"), 0] and timing["page"] == "07-rank-upper"
-    assert "attnlab.audit.rank_upper_law:implicit_checks" in calls
+    assert "attnlab.audit.rank_upper_worst:implicit_checks" in calls
     assert calls["attnlab.audit.gradient:memory_experiment"]["args"][-1] == 0
 
 

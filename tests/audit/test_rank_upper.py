@@ -1,10 +1,11 @@
-"""Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper, and rank_upper_law for its section
-on the upper law)."""
+"""Chapter 07's experiments, fits, checks and figures (attnlab.audit.rank_upper, and for its sections rank_upper_law,
+rank_upper_worst, rank_upper_robust and rank_upper_coarse)."""
 import math
 
 import pytest
 
-from attnlab.audit import rank_lower, rank_upper, rank_upper_law
+from attnlab.audit import (rank_lower, rank_upper, rank_upper_coarse, rank_upper_law, rank_upper_robust,
+                           rank_upper_worst)
 from attnlab.audit.scale import SCALES
 
 
@@ -70,8 +71,8 @@ def test_combine_halves_is_a_conjunction(halves, verdict):
 def test_r_svd_int_is_the_smallest_qualifying_r():
     rows = [dict(beta=b, r=r, tau_width=w) for b, r, w in [(1, 0, 0.5), (1, 1, 0.1), (1, 2, 0.0), (8, 0, 1.0),
                                                            (8, 1, 0.3), (8, 2, 0.2)]]
-    assert rank_upper.r_svd_int(rows, 0.25) == {1: 1, 8: 2}
-    assert rank_upper.r_svd_int(rows, 0.01) == {1: 2, 8: None}
+    assert rank_upper_robust.r_svd_int(rows, 0.25) == {1: 1, 8: 2}
+    assert rank_upper_robust.r_svd_int(rows, 0.01) == {1: 2, 8: None}
 
 
 def test_sphere_ball_experiment_certifies_and_fits(tmp_path, monkeypatch):
@@ -97,14 +98,14 @@ def test_robust_experiment_certifies_through_the_residual(tmp_path, monkeypatch)
     monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
     p = dict(up_r=[1, 2], up_n=96, up_keys=64, planted_d=8, robust_sigma=1e-3, up_betas=[1.0, 10.0, 100.0, 1e4],
              up_eps=0.5)
-    rows = rank_upper.robust_experiment(p, 0)
+    rows = rank_upper_robust.robust_experiment(p, 0)
     assert {x["r"] for x in rows} == {1, 2} and all(x["visible_dim"] == 8 for x in rows)
     assert all(x["tau"] < x["eps"] and x["robust_error_on_A"] <= x["eps"] + 1e-12 for x in rows)
     assert 1e4 not in {x["beta"] for x in rows}  # τ_W ≥ ε there: no robust certificate
     synth = [dict(r=2, x=x, robust=int(x), direct=int(x), n=10**6, L=10**6, beta=x) for x in (10.0, 100.0, 1000.0)]
-    f = rank_upper.robust_fits(synth)[0]
+    f = rank_upper_robust.robust_fits(synth)[0]
     assert f["slope"] == pytest.approx(1.0, abs=1e-3) and f["consistent"] and f["robust_over_direct"] == 1.0
-    assert not rank_upper.robust_fits([dict(s, robust=int(s["x"] ** 1.5)) for s in synth])[0]["consistent"]
+    assert not rank_upper_robust.robust_fits([dict(s, robust=int(s["x"] ** 1.5)) for s in synth])[0]["consistent"]
 
 
 def test_upper_law_fits_drop_saturated_points_and_compare_with_r_half():
@@ -121,7 +122,7 @@ def test_implicit_fits_recover_known_slopes():
                ball=[dict(family="ball d=2", geometry="ball", d=2, r=2, beta=0.97 * b, beta_nominal=b, eps=0.5, Gamma=b,
                           upper=b ** 1.3, lower=b ** 1.2, upper_method="rows", upper_error=0.0, lower_mass=0.8,
                           n=b ** 1.3) for b in (1e2, 1e3, 1e4, 1e5)])
-    f = {x["family"]: x for x in rank_upper_law.implicit_fits(res, 0.1, 2)}
+    f = {x["family"]: x for x in rank_upper_worst.implicit_fits(res, 0.1, 2)}
     s3, b2 = f["sphere d=3"], f["ball d=2"]
     assert s3["points"] == b2["points"] == 3 and s3["decades"] == b2["decades"] == 2
     assert s3["upper_slope"] == pytest.approx(1) and s3["lower_slope"] == pytest.approx(1)
@@ -135,7 +136,7 @@ def test_figures_return_their_data():
     fig, data = rank_upper.plot_timing(tim)
     assert data["n"] == [10, 20]
     rows = [dict(beta=b, r=r, tau_exact=0.1, tau_width=0.2, tau_spec=0.3, error=0.05) for b in (1, 8) for r in (0, 1)]
-    fig, data = rank_upper.plot_bridge(rows, 0.25)
+    fig, data = rank_upper_robust.plot_bridge(rows, 0.25)
     assert len(data["beta"]) == 4
 
 
@@ -158,7 +159,7 @@ def _coarse_rows(ratio_l2, ratio_inf=2.5, tau=0.2, eps=0.5, more=()):
 ])
 def test_check_ar_coarse_planted(rows, verdict, inf):
     """The registered verdict is the Euclidean reading's; the ∞-norm reading is reported with its own."""
-    v = rank_upper.check_ar_coarse("smoke", data=rows)
+    v = rank_upper_coarse.check_ar_coarse("smoke", data=rows)
     assert v.verdict == verdict and v.numbers["reading_l2"]["verdict"] == verdict
     assert v.numbers["reading_inf"]["verdict"] == inf
     assert len(v.headline) < 160
@@ -169,14 +170,14 @@ def test_coarse_experiment_euclidean_route_bounds_the_row_error(tmp_path, monkey
     monkeypatch.setenv("ATTNLAB_CACHE_DIR", str(tmp_path))
     p = dict(noisy_n=64, noisy_keys=48, planted_d=8, noisy_r=2, noisy_sigma=0.005, noisy_eps=0.5,
              noisy_rs=[0, 1, 2], noisy_betas=[1, 8])
-    rows = rank_upper.coarse_experiment(p, 0)
+    rows = rank_upper_coarse.coarse_experiment(p, 0)
     assert all(r["L"] == 48 and r["tau_lip_l2"] >= r["tau_tanh"] - 1e-12 for r in rows)
-    br = {(x["beta"], x["r"]): x for x in rank_upper.svd_experiment(p, 0)["rows"]}
+    br = {(x["beta"], x["r"]): x for x in rank_upper_robust.svd_experiment(p, 0)["rows"]}
     assert all(br[(r["beta"], r["r"])]["error"] <= r["tau_lip_l2"] + 1e-12 for r in rows)
 
 
 def test_coarse_closed_form_limits():
-    cf = rank_upper.coarse_closed_form()
+    cf = rank_upper_coarse.coarse_closed_form()
     assert cf["limit0_osc"] == 1 and cf["limit0_2x"] == 4 and cf["limit_inf_2x"] == "oo"
     assert 1.9 < cf["tau_at_ratio_2x"] < 2
 
@@ -184,20 +185,20 @@ def test_coarse_closed_form_limits():
 def _const(r_mild, r_full=10):
     table = [dict(form="2^(r/2)", n=4096, eps=0.25, Gamma=0.0, r_vacuous=r_mild, law_at_50=1.0),
              dict(form="2^r", n=4096, eps=0.25, Gamma=0.0, r_vacuous=r_full, law_at_50=1.0)]
-    return dict(table=table, split=rank_upper.trigger_split())
+    return dict(table=table, split=rank_upper_coarse.trigger_split())
 
 
 @pytest.mark.parametrize("data, verdict", [
     (_const(24), "verified"), (_const(60), "unverifiable-here"), (_const(None), "refuted"), (_const(70), "refuted"),
 ])
 def test_check_ar_const_planted(data, verdict):
-    assert rank_upper.check_ar_const("smoke", data=data).verdict == verdict
+    assert rank_upper_coarse.check_ar_const("smoke", data=data).verdict == verdict
 
 
 def test_const_table_and_split():
-    t = rank_upper.const_table(ns=(4096,), eps=(0.25,), gammas=(0.0,))
+    t = rank_upper_coarse.const_table(ns=(4096,), eps=(0.25,), gammas=(0.0,))
     assert {x["form"]: x["r_vacuous"] for x in t} == {"2^r": 12, "2^(r/2)": 24}
-    s = rank_upper.trigger_split()
+    s = rank_upper_coarse.trigger_split()
     assert s["argument_inflation"] == "9/4" and s["parts"] == 2
 
 
@@ -241,7 +242,7 @@ def _upper(planted_slope=0.4):
     (dict(valid=False), 0.4, "unverifiable-here"),                 # an upper certificate outside ε
 ])
 def test_check_ar_upper_on_planted_evidence(imp, planted_slope, verdict):
-    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
+    v = rank_upper_worst.check_ar_upper("smoke", data=dict(upper=_upper(planted_slope), implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
     assert "pre-asymptotic" in v.summary           # the materialised lattice is reported with its reason
     assert v.numbers["proof_step"]["step_verdict"] == "corrected" and "judges the statement" in v.summary
@@ -252,9 +253,9 @@ def test_pinsker_step_and_the_statement_are_judged_apart():
     assert pin["printed_factor"] == pytest.approx(2 ** 0.5) and pin["corrected_l1"] == "epsilon"
     assert pin["C_r_factor"] == "2**(r/2)" and pin["step_verdict"] == "corrected"
     fixed = dict(pin, printed_factor=1.0, step_verdict="verified")          # a planted proof without the slip
-    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit(), pinsker=fixed))
+    v = rank_upper_worst.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit(), pinsker=fixed))
     assert v.verdict == "verified" and "proof step is verified" in v.summary
-    v = rank_upper_law.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit()))
+    v = rank_upper_worst.check_ar_upper("smoke", data=dict(upper=_upper(), implicit=_implicit()))
     assert v.verdict == "verified" and "proof step is corrected" in v.summary and "√2·ε" in v.summary
 
 
@@ -273,7 +274,7 @@ def test_pinsker_step_and_the_statement_are_judged_apart():
 def test_check_ar_sphere_ball_on_planted_evidence(imp, verdict):
     gap = [dict(beta=b, eps=0.5, greedy=int(b ** 0.5) + 2, svd=int(b ** 0.5) + 1, upper=int(b ** 0.5) + 1,
                 lower=int(b ** 0.5 / 2), upper_error=0.4) for b in (8.0, 32.0, 128.0)]
-    v = rank_upper_law.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
+    v = rank_upper_worst.check_ar_sphere_ball("smoke", data=dict(gap=gap, upper=_upper(), sphere3=[],
                                                            implicit=_implicit(**imp)))
     assert v.verdict == verdict, v.summary
     assert len(v.headline) < 160
@@ -297,14 +298,14 @@ def test_check_ar_svd_on_planted_evidence(tmp_path, monkeypatch):
     p = dict(noisy_n=96, noisy_keys=64, planted_d=8, noisy_r=2, noisy_sigma=0.005, noisy_eps=0.5,
              noisy_rs=[0, 1, 2, 4, 8], noisy_betas=[1, 8, 64], up_r=[1, 2], up_n=96, up_keys=64, robust_sigma=1e-3,
              up_betas=[1.0, 10.0, 100.0], up_eps=0.5)
-    data = dict(bridge=rank_upper.svd_experiment(p, 0), planted=rank_upper.robust_experiment(p, 0))
-    base = rank_upper.check_ar_svd("smoke", data=data).verdict
+    data = dict(bridge=rank_upper_robust.svd_experiment(p, 0), planted=rank_upper_robust.robust_experiment(p, 0))
+    base = rank_upper_robust.check_ar_svd("smoke", data=data).verdict
     assert base in ("verified", "refuted")
     br = data["bridge"]
     broken = dict(br, rows=[dict(r, error=r["tau_exact"] * 2 + 1e-3) for r in br["rows"]])   # error above τ_exact
-    assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=broken)).verdict == "refuted"
+    assert rank_upper_robust.check_ar_svd("smoke", data=dict(data, bridge=broken)).verdict == "refuted"
     outside = dict(br, robust=[dict(x, error_on_A=x["eps"] * 1.5) for x in br["robust"]])      # robust cert outside ε
-    assert rank_upper.check_ar_svd("smoke", data=dict(data, bridge=outside)).verdict == "refuted"
+    assert rank_upper_robust.check_ar_svd("smoke", data=dict(data, bridge=outside)).verdict == "refuted"
 
 
 def test_check_ar_svd_law_branch_cannot_refute(tmp_path, monkeypatch):
@@ -317,22 +318,29 @@ def test_check_ar_svd_law_branch_cannot_refute(tmp_path, monkeypatch):
     law = lambda slope: [dict(r=2, d=8, visible_dim=8, beta=x, eps=0.5, tau=0.01, Gamma_W=x, x=x,  # noqa: E731
                               robust=int(x ** slope), robust_error_on_A=0.4, direct=int(x ** slope), n=10**6,
                               L=10**6) for x in (10.0, 100.0, 1000.0)]
-    v = rank_upper.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.0)))
+    v = rank_upper_robust.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.0)))
     assert v.verdict == "verified", v.summary
-    v = rank_upper.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.6)))
+    v = rank_upper_robust.check_ar_svd("smoke", data=dict(bridge=bridge, planted=law(1.6)))
     assert v.verdict == "unverifiable-here" and "cannot refute an upper bound" in v.summary
     fixed = dict(bridge, rows=[dict(r, tau_width=0.0, tau_exact=0.0, error=0.0) for r in rows])  # r_SVD_int fixed
-    assert rank_upper.check_ar_svd("smoke", data=dict(bridge=fixed, planted=law(1.0))).verdict == "refuted"
+    assert rank_upper_robust.check_ar_svd("smoke", data=dict(bridge=fixed, planted=law(1.0))).verdict == "refuted"
 
 
-def test_the_section_module_shares_the_chapter_presets_and_the_old_paths_still_resolve():
+def test_the_section_modules_share_the_chapter_presets_and_the_old_paths_still_resolve():
     import warnings
 
-    assert rank_upper_law.PRESETS is rank_upper.PRESETS
+    for m in (rank_upper_law, rank_upper_worst, rank_upper_robust, rank_upper_coarse):
+        assert m.PRESETS is rank_upper.PRESETS
+    assert rank_upper_worst.RULES is rank_upper_law.RULES
     assert set(rank_upper_law.RULES) == {"AR-upper", "AR-sphere-ball"} and set(rank_upper.RULES) == {"AR-nospeed"}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert rank_upper.check_ar_upper is rank_upper_law.check_ar_upper
-    assert caught and caught[0].category is DeprecationWarning
+    for old, new, name in ((rank_upper, rank_upper_worst, "check_ar_upper"), (rank_upper_law, rank_upper_worst,
+                                                                                "implicit_law_experiment"),
+                           (rank_upper, rank_upper_robust, "check_ar_svd"), (rank_upper, rank_upper_coarse,
+                                                                              "check_ar_const"),
+                           (rank_upper, rank_upper_law, "upper_law_experiment")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(old, name) is getattr(new, name)
+        assert caught and caught[0].category is DeprecationWarning
     with pytest.raises(AttributeError):
         rank_upper.no_such_name  # noqa: B018

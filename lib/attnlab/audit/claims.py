@@ -193,9 +193,9 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_quotient"),
     Claim("AR-upper", S004, "upper law", "r_ε(A) ≤ min{n, C_r(1 + Γ/ε²)^(r/2)}, Γ = β·ρ_Q·ρ_K (Chebyshev radii), via a support body, a Bregman/KL "
           "identity, polytope approximation and Pinsker (with t = ε²/γ the gap gives ℓ1 ≤ √2·ε).",
-          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper_law:check_ar_upper"),
+          "notebooks/07-rank-upper-worst", "attnlab.audit.rank_upper_worst:check_ar_upper"),
     Claim("AR-sphere-ball", S004, "geometric laws", "Worst case on S^(d−1): rank ~ β^((d−1)/2); on B^d: β^(d/2).",
-          "notebooks/07-rank-upper-law", "attnlab.audit.rank_upper_law:check_ar_sphere_ball"),
+          "notebooks/07-rank-upper-worst", "attnlab.audit.rank_upper_worst:check_ar_sphere_ball"),
     Claim("AR-lower", S004, "lattice lower bound", "Lattice construction gives rank ≥ M ≍ β^(d/2).",
           "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_lower"),
     Claim("AR-synthetic", S004, "synthetic experiments",
@@ -203,7 +203,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/08-rank-lower", "attnlab.audit.rank_lower:check_ar_synthetic"),
     Claim("AR-svd", S004, "robust version",
           "Residual τ_W and the SVD bridge r_SVD_int(τ); τ is an output-error tolerance, not explained variance.",
-          "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_svd"),
+          "notebooks/07-rank-upper-robust", "attnlab.audit.rank_upper_robust:check_ar_svd"),
     Claim("AR-bert", S004, "BERT calibration",
           "84 heads × n ∈ {64,128,256} × 5 temperatures × ε ∈ {0.15,0.25,0.35}: agreement 1.57e−6; correlations "
           "0.574 / 0.606; 41.9% of heads with visible dimension 63–64 have a smaller SVD effective dimension (elsewhere "
@@ -257,7 +257,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("AR-coarse", S004, "l. 160",
           "A Lipschitz × ‖h‖ perturbation bound would make the residual threshold τ_W an order of magnitude coarser "
           "than 2·tanh(osc(h)/4).",
-          "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_coarse"),
+          "notebooks/07-rank-upper-coarse", "attnlab.audit.rank_upper_coarse:check_ar_coarse"),
     Claim("AR-rlower", S004, "l. 96",
           "A matching lower bound β^(r/2) in the interaction dimension r (the exponent r/2 is minimax-sharp), and the "
           "sphere's lower bound.",
@@ -268,7 +268,7 @@ CLAIMS: tuple[Claim, ...] = (
           "notebooks/08-rank-lower-counts", "attnlab.audit.rank_lower:check_ar_count"),
     Claim("AR-const", S004, "l. 136",
           "The trigger τ^width > ε/3, and the 2^O(r) factor in C_r (at which r is the upper law vacuous, above n?).",
-          "notebooks/07-rank-upper", "attnlab.audit.rank_upper:check_ar_const"),
+          "notebooks/07-rank-upper-coarse", "attnlab.audit.rank_upper_coarse:check_ar_const"),
     # ---- found on a third reading (claims.md, 2026-12-01)
     Claim("PDA-norm", S000, "l. 49, 51 (also 199, 224)",
           "Layer normalisation makes ‖Q_i‖₂ ≈ √d and ‖K_j‖₂ ≈ √d, 'hence' q = Q/√d and k = K/√d satisfy ‖q_i‖, ‖k_j‖ ≤ 1, "
