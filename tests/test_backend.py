@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from attnlab import backend
+from attnlab.core import backend
 from attnlab import gaussian_projection, get_array_module, make_rng, to_numpy
 from conftest import HAS_GPU, gpu
 

@@ -1,4 +1,4 @@
-"""The library module attnlab.jl: JL bounds, exact tails, rates, dimension formulas and samplers."""
+"""The library module attnlab.approx.jl: JL bounds, exact tails, rates, dimension formulas and samplers."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from attnlab import jl
+from attnlab.approx import jl
 
 
 def _interval(k, n, confidence=0.999):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attnlab
-from attnlab import perturbation as pt
+from attnlab.theory import perturbation as pt
 from attnlab import softmax
 
 TOL = 1e-12

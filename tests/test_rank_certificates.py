@@ -1,4 +1,4 @@
-"""The operator identity and the upper and lower certificates of approximation rank (attnlab.rank_certificates)."""
+"""The operator identity and the upper and lower certificates of approximation rank (attnlab.rank.certificates)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import attnlab
-from attnlab import rank_certificates as rc
+from attnlab.rank import certificates as rc
 from attnlab import softmax
 
 

@@ -1,11 +1,11 @@
-"""attnlab.rank_interaction: a head's visible interaction, the Gibbs family, the Bregman identity, the SVD bridge."""
+"""attnlab.rank.interaction: a head's visible interaction, the Gibbs family, the Bregman identity, the SVD bridge."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlab
-from attnlab import rank_interaction as rn
+from attnlab.rank import interaction as rn
 from attnlab import softmax
 
 

@@ -1,4 +1,4 @@
-"""attnlab.subquadratic: the eps guarantee of attention_1d (and of the Gauss route and attention_2d) as tests."""
+"""attnlab.approx.subquadratic: the eps guarantee of attention_1d (and of the Gauss route and attention_2d) as tests."""
 import math
 
 import numpy as np

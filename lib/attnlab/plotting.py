@@ -199,7 +199,7 @@ def provenance(params: dict | None = None) -> dict:
     import scipy  # noqa: PLC0415
 
     from ._build_info import build_info  # noqa: PLC0415
-    from .backend import default_backend  # noqa: PLC0415
+    from .core.backend import default_backend  # noqa: PLC0415
 
     info = build_info()
     return {

@@ -29,8 +29,8 @@ import math
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from ._validate import as_float_array, in_open_interval, positive_int, positive_real
-from ._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
+from ..core._validate import as_float_array, in_open_interval, positive_int, positive_real
+from ..core._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
 
 __all__ = [
     "jl_bound_printed",

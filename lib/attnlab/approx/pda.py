@@ -17,8 +17,8 @@ import numpy as np
 from array_api_compat import device as _device
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
 
-from ._validate import (as_generator, choice, flag, generator_module, in_open_interval, positive_int, positive_real,
-                        qkv, rng_keyword)
+from ..core._validate import (as_generator, choice, flag, generator_module, in_open_interval, positive_int,
+                              positive_real, qkv, rng_keyword)
 from .projection import _denominator, _logits, gaussian_projection
 from .projection import _namespace as _namespace_of
 

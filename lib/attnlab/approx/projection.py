@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ._validate import (as_generator, beta_arg, choice, dtype_arg, generator_module, namespace_of, positive_int,
+from ..core._validate import (as_generator, beta_arg, choice, dtype_arg, generator_module, namespace_of, positive_int,
                         real_array, rng_keyword)
 
 __all__ = ["gaussian_projection", "projected_logits"]

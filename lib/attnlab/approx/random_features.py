@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from ._validate import (as_generator, beta_arg, choice, flag, namespace_of, positive_int, qkv, real_array, renamed,
-                        rng_keyword)
+from ..core._validate import (as_generator, beta_arg, choice, flag, namespace_of, positive_int, qkv, real_array,
+                              renamed, rng_keyword)
 
 __all__ = ["draw_omega", "favor_features", "favor_kernel_variance", "favor_attention", "performer_attention",
            "linformer_attention"]
@@ -41,7 +41,7 @@ def _int(n, name: str) -> int:
 
 
 def _float(x, name: str, xp, ndim: int = 2):
-    """``x`` as a finite, non-empty real floating array of ``xp`` (the policy of :mod:`attnlab._validate`)."""
+    """``x`` as a finite, non-empty real floating array of ``xp`` (the policy of :mod:`attnlab.core._validate`)."""
     return real_array(x, name, xp, ndim=ndim, nonempty=True)
 
 

@@ -39,7 +39,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validate import flag, namespace_of, positive_int, positive_real, real, real_array
+from ..core._validate import flag, namespace_of, positive_int, positive_real, real, real_array
 
 __all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
            "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d"]
@@ -59,7 +59,7 @@ def _is_numpy(xp):
 
 
 def _real_array(x, name, xp, ndims):
-    """``x`` checked by the library's policy (:func:`attnlab._validate.real_array`), then in float64."""
+    """``x`` checked by the library's policy (:func:`attnlab.core._validate.real_array`), then in float64."""
     x = real_array(x, name, xp, ndim=ndims, nonempty=True)
     return xp.astype(x, xp.float64)
 

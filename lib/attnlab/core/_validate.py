@@ -141,6 +141,68 @@ def qkv(Q, K, V, xp=None):
     return Q, K, V
 
 
+def batch_shape(**shapes) -> tuple[int, ...]:
+    """The broadcast of the leading (batch) axes of the named arrays, as NumPy and SDPA broadcast them."""
+    try:
+        return tuple(int(n) for n in np.broadcast_shapes(*shapes.values()))
+    except ValueError:
+        given = ", ".join(f"{k} {tuple(v)}" for k, v in shapes.items())
+        raise ValueError(f"the batch axes of {', '.join(shapes)} do not broadcast: {given}") from None
+
+
+def mask_array(mask, xp, dtype, Lq: int, Lk: int):
+    """Validate ``mask``, a boolean array (True = the key takes part) or a real array added to the logits (finite or
+    -inf), broadcastable to (…, L_q, L_k). Returns (mask with at least 2 dimensions, is_bool)."""
+    if not array_api_compat.is_array_api_obj(mask):
+        try:
+            mask = xp.asarray(mask)
+        except Exception as exc:
+            raise TypeError(f"mask must be an array of bools or real numbers, not {type(mask).__name__}") from exc
+    try:
+        is_bool = xp.isdtype(mask.dtype, "bool")
+    except (TypeError, ValueError):
+        is_bool = False
+    if not is_bool:
+        try:
+            mask = floating_array(mask, "mask", xp, allow_neg_inf=True)
+        except TypeError:
+            raise TypeError(f"mask must be a boolean array (True = take part) or a real array added to the logits, "
+                            f"got dtype {mask.dtype}") from None
+        mask = xp.astype(mask, dtype, copy=False)
+    while mask.ndim < 2:
+        mask = xp.reshape(mask, (1,) + tuple(mask.shape))
+    mq, mk = mask.shape[-2:]
+    if mq not in (1, Lq) or mk not in (1, Lk):
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to (…, L_q, L_k) = (…, {Lq}, {Lk})")
+    return mask, is_bool
+
+
+def matrix(A, name: str):
+    """A non-empty real matrix (2 dimensions), in the namespace of ``A``."""
+    return as_float_array(A, name, ndim=2, nonempty=True)
+
+
+def matrix_pair(A, B, names=("A", "B")):
+    """Two real matrices of one shape."""
+    A, B = matrix(A, names[0]), matrix(B, names[1])
+    if A.shape != B.shape:
+        raise ValueError(f"{names[1]} must have the shape of {names[0]} {tuple(A.shape)}, got {tuple(B.shape)}")
+    return A, B
+
+
+def certificate_eps(eps) -> float:
+    """The tolerance ε of a certificate: a real number in (0, 2) (every row-ℓ1 distance of stochastic rows is ≤ 2)."""
+    return in_open_interval(eps, 0.0, 2.0, "eps")
+
+
+def finite_scores(S, name: str):
+    """Scores that overflowed to ±inf (finite inputs, too large a temperature factor) are an error naming ``name``."""
+    xp = array_api_compat.array_namespace(S)
+    if not bool(xp.all(xp.isfinite(S))):
+        raise ValueError(f"the scores overflow the dtype: {name} times the inner products is not finite; reduce {name}")
+    return S
+
+
 def axis_index(axis, ndim: int, shape, array_name: str, name: str = "axis") -> int:
     """Check that ``axis`` is an integer (not bool) in [-ndim, ndim) and return it as a non-negative int."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):

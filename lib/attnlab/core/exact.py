@@ -38,7 +38,7 @@ import threading
 
 from threadpoolctl import ThreadpoolController
 
-from ._validate import finite_real, flag, floating_array, namespace_of, positive_int
+from ._validate import batch_shape, finite_real, flag, floating_array, mask_array, namespace_of, positive_int
 
 __all__ = ["attention", "attention_blocked", "attention_matrix"]
 
@@ -52,43 +52,6 @@ class _Plan(NamedTuple):
     mant: float
     exp2: int
     step: int  # largest power-of-two exponent that one multiplication may use in this dtype
-
-
-def _batch_shape(**shapes) -> tuple[int, ...]:
-    """The broadcast of the leading (batch) axes of the named arrays, as NumPy and SDPA broadcast them."""
-    try:
-        return tuple(int(n) for n in np.broadcast_shapes(*shapes.values()))
-    except ValueError:
-        given = ", ".join(f"{k} {tuple(v)}" for k, v in shapes.items())
-        raise ValueError(f"the batch axes of {', '.join(shapes)} do not broadcast: {given}") from None
-
-
-def _mask_array(mask, xp, dtype, Lq: int, Lk: int):
-    """Validate ``mask`` (private: the validator for a boolean-or-additive mask; it belongs in _validate.py): a
-    boolean array (True = the key takes part) or a real array added to the logits (finite or -inf), broadcastable
-    to (…, L_q, L_k). Returns (mask with at least 2 dimensions, is_bool)."""
-    if not array_api_compat.is_array_api_obj(mask):
-        try:
-            mask = xp.asarray(mask)
-        except Exception as exc:
-            raise TypeError(f"mask must be an array of bools or real numbers, not {type(mask).__name__}") from exc
-    try:
-        is_bool = xp.isdtype(mask.dtype, "bool")
-    except (TypeError, ValueError):
-        is_bool = False
-    if not is_bool:
-        try:
-            mask = floating_array(mask, "mask", xp, allow_neg_inf=True)
-        except TypeError:
-            raise TypeError(f"mask must be a boolean array (True = take part) or a real array added to the logits, "
-                            f"got dtype {mask.dtype}") from None
-        mask = xp.astype(mask, dtype, copy=False)
-    while mask.ndim < 2:
-        mask = xp.reshape(mask, (1,) + tuple(mask.shape))
-    mq, mk = mask.shape[-2:]
-    if mq not in (1, Lq) or mk not in (1, Lk):
-        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to (…, L_q, L_k) = (…, {Lq}, {Lk})")
-    return mask, is_bool
 
 
 def _inputs(Q, K, V, beta, causal, mask=None):
@@ -119,13 +82,13 @@ def _inputs(Q, K, V, beta, causal, mask=None):
         if causal:
             raise ValueError("give mask or causal=True, not both (as torch's scaled_dot_product_attention): "
                              "a causal mask can be passed as mask")
-        mask, is_bool = _mask_array(mask, xp, dtype, Q.shape[-2], K.shape[-2])
+        mask, is_bool = mask_array(mask, xp, dtype, Q.shape[-2], K.shape[-2])
     shapes = dict(Q=Q.shape[:-2], K=K.shape[:-2])
     if V is not None:
         shapes["V"] = V.shape[:-2]
     if mask is not None:
         shapes["mask"] = mask.shape[:-2]
-    batch = _batch_shape(**shapes)
+    batch = batch_shape(**shapes)
     return xp, Q, K, V, beta, causal, mask, is_bool, batch
 
 

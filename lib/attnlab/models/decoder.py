@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import generator, positive_int
-from .logits import logsumexp, softmax
+from ..core._validate import generator, positive_int
+from ..core.logits import logsumexp, softmax
 
 __all__ = ["LlamaConfig", "load_llama_gguf", "random_llama", "llama_tokenizer", "llama_tokenize", "llama_heads"]
 

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 from scipy import special
 
-from ._validate import generator, positive_int
-from .logits import softmax
+from ..core._validate import generator, positive_int
+from ..core.logits import softmax
 
 __all__ = ["BertConfig", "load_bert", "random_bert", "bert_tokenize", "bert_heads"]
 

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_float_array, choice, in_open_interval, positive_int
-from .backend import get_array_module, to_numpy
+from ..core._validate import choice, positive_int
+from ..core._validate import certificate_eps as _eps, matrix as _matrix, matrix_pair as _pair
+from ..core.backend import get_array_module, to_numpy
 
 __all__ = [
     "row_l1_error",
@@ -45,28 +46,12 @@ _NORMS = ("l1", "l2", "linf")
 
 
 # --------------------------------------------------------------------------- validation
-def _eps(eps):
-    """The tolerance ε of a certificate: a real number in (0, 2) (every row-ℓ1 distance of stochastic rows is ≤ 2)."""
-    return in_open_interval(eps, 0.0, 2.0, "eps")
-
-
-def _matrix(A, name):
-    return as_float_array(A, name, ndim=2, nonempty=True)
-
-
 def _stochastic(A, name="A", tol=1e-8):
     A = _matrix(A, name)
     xp = get_array_module(A)
     if bool((A < -tol).any()) or bool((xp.abs(A.sum(axis=1) - 1) > tol * A.shape[1] + tol).any()):
         raise ValueError(f"{name} must be row-stochastic (non-negative rows summing to 1)")
     return A
-
-
-def _pair(A, B, names=("A", "B")):
-    A, B = _matrix(A, names[0]), _matrix(B, names[1])
-    if A.shape != B.shape:
-        raise ValueError(f"{names[1]} must have the shape of {names[0]} {tuple(A.shape)}, got {tuple(B.shape)}")
-    return A, B
 
 
 def _norm(norm):

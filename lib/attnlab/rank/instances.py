@@ -1,27 +1,23 @@
-r"""Instances for the approximation-rank laws: random heads, worst-case families, the lattice of the lower law.
+r"""Random instances for the approximation-rank laws: points on the sphere and in the ball, their attention, heads.
 
 * uniform points on the sphere and in the ball (:func:`sphere_points`, :func:`ball_points`) and the attention of
   those families (:func:`family_attention`);
 * heads with a prescribed visible interaction dimension r (:func:`planted_head`), and heads whose keys lie only
-  near an r-dimensional subspace (:func:`noisy_head`);
-* the lattice instance of the lower law with every integer query (:func:`lattice_instance`,
-  :func:`lattice_materialised`), and its sphere counterpart, a packing of caps (:func:`sphere_packing`,
-  :func:`sphere_lower_count`).
+  near an r-dimensional subspace (:func:`noisy_head`).
+
+The lattice and sphere instances of the laws are with their geometry (:mod:`attnlab.rank.lattice`,
+:mod:`attnlab.rank.sphere`).
 
 Every random draw comes from the ``numpy.random.Generator`` passed in; the results are NumPy arrays.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
-from scipy import spatial
 
-from . import rank_lattice as _lat, rank_sphere as _sph
-from ._validate import as_generator, rng_keyword, nonnegative_int, positive_int, positive_real
-from .rank_certificates import _eps
-from .rank_interaction import _finite_scores, chebyshev_radius
-from .logits import softmax
+from ..core._validate import as_generator, rng_keyword, nonnegative_int, positive_int, positive_real
+from ..core._validate import finite_scores as _finite_scores
+from ..core.logits import softmax
 
 __all__ = [
     "sphere_points",
@@ -29,10 +25,6 @@ __all__ = [
     "family_attention",
     "planted_head",
     "noisy_head",
-    "lattice_instance",
-    "lattice_materialised",
-    "sphere_packing",
-    "sphere_lower_count",
 ]
 
 
@@ -267,205 +259,3 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng=None):
     Q = ball_points(n, d, rng=rng)
     K = ball_points(n_keys, r, rng=rng) @ basis[:, :r].T + sigma * rng.standard_normal((n_keys, d))
     return Q, K
-
-
-def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
-    r"""The lattice instance of the lower law with *every* integer query, materialised, for both certificates.
-
-    Keys: integer points u of :math:`[-R,R]^d`, :math:`R=\lceil\gamma\rceil+` margin, scaled to
-    :math:`k_u=u/(\sqrt d R)` with log-weight :math:`-\|u\|^2/2`; queries :math:`x=c/\gamma` for every
-    :math:`c\in\mathbb Z^d` with :math:`\|c\|\le\gamma`; inverse temperature :math:`\beta=\gamma\sqrt dR`, so the
-    logits are :math:`\langle c,u\rangle-\|u\|^2/2`. The message queries of the lower law
-    (:math:`c\in\ell\mathbb Z^d`, ℓ = 2h + 1 with h from :func:`~attnlab.cell_half_width`) are among the rows, and
-    their own cells :math:`\|u-c\|_\infty\le h` make a lower certificate of this matrix.
-
-    Parameters
-    ----------
-    d : int ≥ 1
-        Dimension.
-    gamma : float > 0
-        Lattice scale (queries of norm ≤ γ).
-    eps : float in (0, 1)
-        Tolerance of the message cells (for ε ≥ 1 the zero matrix is within ε and there is nothing to certify).
-    margin : int ≥ 0
-        Extra key layers beyond ⌈γ⌉.
-
-    Returns
-    -------
-    (A, messages, cells, info)
-        A (n × (2R+1)^d, row-stochastic), the message row indices, their own cells (column indices) and a dict
-        with d, γ, R, ℓ, β, the smallest own-cell mass ``min_own_mass`` and the Chebyshev radii ``rho_Q``,
-        ``rho_K`` of the query and key sets.
-
-    Raises
-    ------
-    TypeError
-        Arguments of the wrong type.
-    ValueError
-        d < 1, γ ≤ 0 or not finite, ε outside (0, 1), margin < 0.
-
-    Examples
-    --------
-    >>> from attnlab import lattice_instance
-    >>> A, messages, cells, info = lattice_instance(2, 3.0, 0.5)
-    >>> A.shape, len(messages), info["ell"], bool(info["min_own_mass"] > 0.75)
-    ((29, 225), 5, 3, True)
-    """
-    positive_int(d, "d")
-    positive_real(gamma, "gamma")
-    eps = _eps(eps)
-    nonnegative_int(margin, "margin")
-    h = _lat.cell_half_width(d, eps)
-    if h is None:
-        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), "
-                         f"got {eps}")
-    R = math.ceil(gamma) + margin
-    grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
-    g = math.floor(gamma)
-    cs = np.stack(np.meshgrid(*[np.arange(-g, g + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
-    cs = cs[np.linalg.norm(cs, axis=1) <= gamma]
-    A = softmax(cs @ grid.T - 0.5 * (grid * grid).sum(axis=1)[None, :])
-    ell = 2 * h + 1
-    messages = np.nonzero((np.mod(cs, ell) == 0).all(axis=1))[0]
-    cells = [np.nonzero(np.abs(grid - cs[i]).max(axis=1) <= h)[0] for i in messages]
-    own = np.array([A[i, c].sum() for i, c in zip(messages, cells)])
-    info = dict(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(_lat._lattice_beta(d, gamma, margin)),
-                min_own_mass=float(own.min()), rho_Q=chebyshev_radius(cs / gamma),
-                rho_K=chebyshev_radius(grid / (math.sqrt(d) * R)))
-    return A, messages, cells, info
-
-
-def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
-    r"""The message rows of :func:`lattice_instance` and their own cells: a matrix whose lower certificate is
-    every row (row a puts mass > (1 + ε)/2 on ``cells[a]``).
-
-    Parameters
-    ----------
-    d, gamma, eps, margin
-        As in :func:`lattice_instance`.
-
-    Returns
-    -------
-    (A, cells)
-        A (M × (2R+1)^d) and the M own cells.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`lattice_instance`.
-
-    Examples
-    --------
-    >>> from attnlab import lattice_materialised
-    >>> A, cells = lattice_materialised(2, 3.0, 0.5)
-    >>> A.shape, min(float(A[i, c].sum()) for i, c in enumerate(cells)) > 0.75
-    ((5, 225), True)
-    """
-    A, messages, cells, _ = lattice_instance(d, gamma, eps, margin=margin)
-    return A[messages], cells
-
-
-@rng_keyword(3)
-def sphere_packing(d: int, angle: float, n_candidates: int, *, rng=None):
-    r"""Points on :math:`S^{d-1}` at pairwise angle > ``angle``: random candidates screened greedily with a k-d tree
-    (each accepted point blocks its neighbours within chord :math:`2\sin(\text{angle}/2)`).
-
-    Parameters
-    ----------
-    d : int ≥ 1
-        Ambient dimension.
-    angle : float in (0, π]
-        The separation.
-    n_candidates : int ≥ 1
-        Number of uniform candidates.
-    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
-
-    Returns
-    -------
-    array (M, d)
-        The packing (unit rows).
-
-    Raises
-    ------
-    TypeError
-        Arguments of the wrong type.
-    ValueError
-        d or ``n_candidates`` < 1, ``angle`` outside (0, π].
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from attnlab import sphere_packing
-    >>> P = sphere_packing(2, 1.0, 500, rng=np.random.default_rng(0))
-    >>> G = P @ P.T - 2 * np.eye(len(P))
-    >>> bool(np.arccos(G.max()) > 1.0) and len(P) <= 6
-    True
-    """
-    positive_int(d, "d")
-    if positive_real(angle, "angle") > math.pi:
-        raise ValueError(f"angle must lie in (0, π], got {angle}")
-    positive_int(n_candidates, "n_candidates")
-    X = sphere_points(n_candidates, d, rng=rng)
-    chord = 2 * math.sin(angle / 2)
-    tree = spatial.cKDTree(X)
-    taken = np.zeros(n_candidates, dtype=bool)
-    blocked = np.zeros(n_candidates, dtype=bool)
-    for i in range(n_candidates):  # a loop over accepted points; each blocks its neighbours in one tree query
-        if not blocked[i]:
-            taken[i] = True
-            blocked[tree.query_ball_point(X[i], chord)] = True
-    return X[taken]
-
-
-@rng_keyword(4)
-def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rng=None):
-    r"""Lower certificate of the continuum sphere from an explicit packing: messages at pairwise angle > 2ρ, own sets
-    the caps of radius ρ, keys the uniform measure on :math:`S^{d-1}` (the limit of many equal-weight tokens).
-
-    ρ is the smallest angle with cap mass > (1+ε)/2 (:func:`~attnlab.cap_radius`); :func:`~attnlab.sphere_gv_lower`
-    bounds the size of such a packing without drawing it.
-
-    Parameters
-    ----------
-    d : int ≥ 2
-        Ambient dimension (the sphere :math:`S^{d-1}`).
-    beta : float > 0
-        Inverse temperature.
-    eps : float in (0, 1)
-        Tolerance.
-    n_candidates : int ≥ 1
-        Candidates of :func:`sphere_packing`.
-    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
-
-    Returns
-    -------
-    dict
-        d, beta, eps, rho, M (the certificate: the packing size), mass (own-cap mass), candidates.
-
-    Raises
-    ------
-    TypeError
-        Arguments of the wrong type.
-    ValueError
-        d < 2, ``beta`` ≤ 0 or not finite, ``eps`` outside (0, 1), ``n_candidates`` < 1.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from attnlab import sphere_lower_count
-    >>> x = sphere_lower_count(2, 1e3, 0.25, 2000, rng=np.random.default_rng(0))
-    >>> bool(x["mass"] > 0.625 and x["M"] >= 1)
-    True
-    """
-    d = _sph._sphere_dim(d)
-    positive_real(beta, "beta")
-    eps = _eps(eps)
-    if eps >= 1:
-        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), "
-                         f"got {eps}")
-    positive_int(n_candidates, "n_candidates")
-    rng = as_generator(rng)
-    rho = _sph.cap_radius(d, beta, eps)
-    P = sphere_packing(d, min(2 * rho, math.pi), n_candidates, rng=rng)
-    return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(P.shape[0]), mass=_sph._cap_mass(d, beta, rho),
-                candidates=n_candidates)

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._validate import as_float_array, nonnegative_int, positive_real, renamed
-from .backend import get_array_module, to_numpy
-from .rank_certificates import _matrix, row_l1_error
-from .logits import logsumexp, softmax
+from ..core._validate import as_float_array, nonnegative_int, positive_real, renamed
+from ..core.backend import get_array_module, to_numpy
+from ..core._validate import finite_scores as _finite_scores, matrix as _matrix
+from .certificates import row_l1_error
+from ..core.logits import logsumexp, softmax
 
 __all__ = [
     "VisibleInteraction",
@@ -45,14 +46,6 @@ def _vector(x, name, size, what):
     if x.shape[0] != size:
         raise ValueError(f"{name} must have {size} entries ({what}), got {x.shape[0]}")
     return x
-
-
-def _finite_scores(S, name):
-    """Scores that overflowed to ±inf (finite inputs, too large a temperature factor) are an error naming it."""
-    xp = get_array_module(S)
-    if not bool(xp.isfinite(S).all()):
-        raise ValueError(f"the scores overflow the dtype: {name} times the inner products is not finite; reduce {name}")
-    return S
 
 
 @dataclass

@@ -11,7 +11,8 @@ from one-dimensional computations:
 * upper: the number of rows (B = A, :func:`lattice_row_count`) and a Kronecker power of a 1-D truncated SVD
   (:func:`lattice_kron_upper`, :func:`lattice_1d`, :func:`kron_factor`, :func:`kron_error_bound`).
 
-The materialised instance is :func:`~attnlab.lattice_instance`. Everything here is small and runs on NumPy.
+The materialised instance is :func:`lattice_instance` (and its message rows :func:`lattice_materialised`).
+Everything here is small and runs on NumPy.
 """
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ import math
 
 import numpy as np
 
-from ._validate import nonnegative_int, positive_int, positive_real, renamed
-from .rank_certificates import _eps, _pair
-from .logits import softmax
+from ..core._validate import nonnegative_int, positive_int, positive_real, renamed
+from ..core._validate import certificate_eps as _eps, matrix_pair as _pair
+from .interaction import chebyshev_radius
+from ..core.logits import softmax
 
 __all__ = [
     "lattice_beta",
@@ -35,6 +37,8 @@ __all__ = [
     "kron_factor",
     "kron_error_bound",
     "lattice_kron_upper",
+    "lattice_instance",
+    "lattice_materialised",
 ]
 
 
@@ -528,3 +532,99 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     kron = k1**d
     return dict(out, k1=k1, size_1d=size, kron_rank=kron, rank=min(kron, n),
                 method="kronecker-svd" if kron < n else "rows", error_bound=bound(k1) if kron < n else 0.0)
+
+
+def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
+    r"""The lattice instance of the lower law with *every* integer query, materialised, for both certificates.
+
+    Keys: integer points u of :math:`[-R,R]^d`, :math:`R=\lceil\gamma\rceil+` margin, scaled to
+    :math:`k_u=u/(\sqrt d R)` with log-weight :math:`-\|u\|^2/2`; queries :math:`x=c/\gamma` for every
+    :math:`c\in\mathbb Z^d` with :math:`\|c\|\le\gamma`; inverse temperature :math:`\beta=\gamma\sqrt dR`, so the
+    logits are :math:`\langle c,u\rangle-\|u\|^2/2`. The message queries of the lower law
+    (:math:`c\in\ell\mathbb Z^d`, ℓ = 2h + 1 with h from :func:`~attnlab.cell_half_width`) are among the rows, and
+    their own cells :math:`\|u-c\|_\infty\le h` make a lower certificate of this matrix.
+
+    Parameters
+    ----------
+    d : int ≥ 1
+        Dimension.
+    gamma : float > 0
+        Lattice scale (queries of norm ≤ γ).
+    eps : float in (0, 1)
+        Tolerance of the message cells (for ε ≥ 1 the zero matrix is within ε and there is nothing to certify).
+    margin : int ≥ 0
+        Extra key layers beyond ⌈γ⌉.
+
+    Returns
+    -------
+    (A, messages, cells, info)
+        A (n × (2R+1)^d, row-stochastic), the message row indices, their own cells (column indices) and a dict
+        with d, γ, R, ℓ, β, the smallest own-cell mass ``min_own_mass`` and the Chebyshev radii ``rho_Q``,
+        ``rho_K`` of the query and key sets.
+
+    Raises
+    ------
+    TypeError
+        Arguments of the wrong type.
+    ValueError
+        d < 1, γ ≤ 0 or not finite, ε outside (0, 1), margin < 0.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_instance
+    >>> A, messages, cells, info = lattice_instance(2, 3.0, 0.5)
+    >>> A.shape, len(messages), info["ell"], bool(info["min_own_mass"] > 0.75)
+    ((29, 225), 5, 3, True)
+    """
+    positive_int(d, "d")
+    positive_real(gamma, "gamma")
+    eps = _eps(eps)
+    nonnegative_int(margin, "margin")
+    h = cell_half_width(d, eps)
+    if h is None:
+        raise ValueError(f"eps must be < 1 for the lattice certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
+    R = math.ceil(gamma) + margin
+    grid = np.stack(np.meshgrid(*[np.arange(-R, R + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
+    g = math.floor(gamma)
+    cs = np.stack(np.meshgrid(*[np.arange(-g, g + 1)] * d, indexing="ij"), -1).reshape(-1, d).astype(float)
+    cs = cs[np.linalg.norm(cs, axis=1) <= gamma]
+    A = softmax(cs @ grid.T - 0.5 * (grid * grid).sum(axis=1)[None, :])
+    ell = 2 * h + 1
+    messages = np.nonzero((np.mod(cs, ell) == 0).all(axis=1))[0]
+    cells = [np.nonzero(np.abs(grid - cs[i]).max(axis=1) <= h)[0] for i in messages]
+    own = np.array([A[i, c].sum() for i, c in zip(messages, cells)])
+    info = dict(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(_lattice_beta(d, gamma, margin)),
+                min_own_mass=float(own.min()), rho_Q=chebyshev_radius(cs / gamma),
+                rho_K=chebyshev_radius(grid / (math.sqrt(d) * R)))
+    return A, messages, cells, info
+
+
+def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
+    r"""The message rows of :func:`lattice_instance` and their own cells: a matrix whose lower certificate is
+    every row (row a puts mass > (1 + ε)/2 on ``cells[a]``).
+
+    Parameters
+    ----------
+    d, gamma, eps, margin
+        As in :func:`lattice_instance`.
+
+    Returns
+    -------
+    (A, cells)
+        A (M × (2R+1)^d) and the M own cells.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`lattice_instance`.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_materialised
+    >>> A, cells = lattice_materialised(2, 3.0, 0.5)
+    >>> A.shape, min(float(A[i, c].sum()) for i, c in enumerate(cells)) > 0.75
+    ((5, 225), True)
+    """
+    A, messages, cells, _ = lattice_instance(d, gamma, eps, margin=margin)
+    return A[messages], cells

@@ -10,7 +10,8 @@ certificates depend on one angle only, so they are exact at any β:
   :func:`sphere_cap_mass`); a maximal such set has at least :math:`1/\sigma(\mathrm{cap}_{2\rho})` points
   (:func:`sphere_gv_lower`, :func:`cap_area`).
 
-An explicit packing is :func:`~attnlab.sphere_lower_count`. Everything here is one-dimensional quadrature on NumPy.
+An explicit packing is :func:`sphere_packing`, and its lower certificate :func:`sphere_lower_count`. Everything
+here is one-dimensional quadrature on NumPy.
 """
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, spatial, special
 
-from ._validate import as_float_array, nonnegative_int, positive_int, positive_real, real
-from .rank_certificates import _eps
+from ..core._validate import (as_float_array, as_generator, nonnegative_int, positive_int, positive_real, real,
+                              rng_keyword)
+from ..core._validate import certificate_eps as _eps
+from .instances import sphere_points
 
 __all__ = [
     "sphere_cap_mass",
@@ -30,6 +33,8 @@ __all__ = [
     "harmonic_dimension",
     "sphere_harmonic_upper",
     "sphere_gv_lower",
+    "sphere_packing",
+    "sphere_lower_count",
 ]
 
 
@@ -393,3 +398,109 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
             break
         errs = more[:nxt[0] + 1]
     return sphere_harmonic_upper(d, beta, eps, nodes_per_degree=nodes_per_degree, n_max=2 * n_max)
+
+
+@rng_keyword(3)
+def sphere_packing(d: int, angle: float, n_candidates: int, *, rng=None):
+    r"""Points on :math:`S^{d-1}` at pairwise angle > ``angle``: random candidates screened greedily with a k-d tree
+    (each accepted point blocks its neighbours within chord :math:`2\sin(\text{angle}/2)`).
+
+    Parameters
+    ----------
+    d : int ≥ 1
+        Ambient dimension.
+    angle : float in (0, π]
+        The separation.
+    n_candidates : int ≥ 1
+        Number of uniform candidates.
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+
+    Returns
+    -------
+    array (M, d)
+        The packing (unit rows).
+
+    Raises
+    ------
+    TypeError
+        Arguments of the wrong type.
+    ValueError
+        d or ``n_candidates`` < 1, ``angle`` outside (0, π].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import sphere_packing
+    >>> P = sphere_packing(2, 1.0, 500, rng=np.random.default_rng(0))
+    >>> G = P @ P.T - 2 * np.eye(len(P))
+    >>> bool(np.arccos(G.max()) > 1.0) and len(P) <= 6
+    True
+    """
+    positive_int(d, "d")
+    if positive_real(angle, "angle") > math.pi:
+        raise ValueError(f"angle must lie in (0, π], got {angle}")
+    positive_int(n_candidates, "n_candidates")
+    X = sphere_points(n_candidates, d, rng=rng)
+    chord = 2 * math.sin(angle / 2)
+    tree = spatial.cKDTree(X)
+    taken = np.zeros(n_candidates, dtype=bool)
+    blocked = np.zeros(n_candidates, dtype=bool)
+    for i in range(n_candidates):  # a loop over accepted points; each blocks its neighbours in one tree query
+        if not blocked[i]:
+            taken[i] = True
+            blocked[tree.query_ball_point(X[i], chord)] = True
+    return X[taken]
+
+
+@rng_keyword(4)
+def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rng=None):
+    r"""Lower certificate of the continuum sphere from an explicit packing: messages at pairwise angle > 2ρ, own sets
+    the caps of radius ρ, keys the uniform measure on :math:`S^{d-1}` (the limit of many equal-weight tokens).
+
+    ρ is the smallest angle with cap mass > (1+ε)/2 (:func:`~attnlab.cap_radius`); :func:`~attnlab.sphere_gv_lower`
+    bounds the size of such a packing without drawing it.
+
+    Parameters
+    ----------
+    d : int ≥ 2
+        Ambient dimension (the sphere :math:`S^{d-1}`).
+    beta : float > 0
+        Inverse temperature.
+    eps : float in (0, 1)
+        Tolerance.
+    n_candidates : int ≥ 1
+        Candidates of :func:`sphere_packing`.
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+
+    Returns
+    -------
+    dict
+        d, beta, eps, rho, M (the certificate: the packing size), mass (own-cap mass), candidates.
+
+    Raises
+    ------
+    TypeError
+        Arguments of the wrong type.
+    ValueError
+        d < 2, ``beta`` ≤ 0 or not finite, ``eps`` outside (0, 1), ``n_candidates`` < 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import sphere_lower_count
+    >>> x = sphere_lower_count(2, 1e3, 0.25, 2000, rng=np.random.default_rng(0))
+    >>> bool(x["mass"] > 0.625 and x["M"] >= 1)
+    True
+    """
+    d = _sphere_dim(d)
+    positive_real(beta, "beta")
+    eps = _eps(eps)
+    if eps >= 1:
+        raise ValueError(f"eps must be < 1 for a cap certificate (for eps >= 1 the zero matrix is within eps), "
+                         f"got {eps}")
+    positive_int(n_candidates, "n_candidates")
+    rng = as_generator(rng)
+    rho = cap_radius(d, beta, eps)
+    P = sphere_packing(d, min(2 * rho, math.pi), n_candidates, rng=rng)
+    return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(P.shape[0]), mass=_cap_mass(d, beta, rho),
+                candidates=n_candidates)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ._validate import as_float_array, nonnegative_int, positive_int, positive_real
-from .backend import to_numpy
+from ..core._validate import as_float_array, nonnegative_int, positive_int, positive_real
+from ..core.backend import to_numpy
 
 __all__ = ["SupResult", "sup_ratio"]
 

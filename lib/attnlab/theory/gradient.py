@@ -37,9 +37,9 @@ from __future__ import annotations
 import math
 
 
-from ._validate import flag, namespace_of, positive_int, real_array
-from .exact import attention, attention_blocked
-from .logits import softmax
+from ..core._validate import flag, namespace_of, positive_int, real_array
+from ..core.exact import attention, attention_blocked
+from ..core.logits import softmax
 
 __all__ = [
     "attention_loss",

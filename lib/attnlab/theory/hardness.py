@@ -22,10 +22,10 @@ import warnings
 
 import numpy as np
 
-from ._validate import (as_float_array, as_generator, finite_real, in_open_interval, positive_int, positive_real, qkv,
-                        real, rng_keyword)
-from .exact import attention
-from .backend import get_array_module
+from ..core._validate import (as_float_array, as_generator, finite_real, in_open_interval, positive_int, positive_real,
+                              qkv, real, rng_keyword)
+from ..core.exact import attention
+from ..core.backend import get_array_module
 
 __all__ = [
     "sentinel_instance",

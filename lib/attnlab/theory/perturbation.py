@@ -35,10 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._validate import (as_float_array, as_generator, axis_index, finite_real, nonnegative_int, positive_int,
+from ..core._validate import (as_float_array, as_generator, axis_index, finite_real, nonnegative_int, positive_int,
                         positive_real, qkv, renamed)
-from .backend import get_array_module, to_numpy
-from .logits import softmax
+from ..core.backend import get_array_module, to_numpy
+from ..core.logits import softmax
 
 __all__ = [
     "oscillation",

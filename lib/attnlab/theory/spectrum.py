@@ -14,9 +14,9 @@ import numpy as np
 from scipy import linalg as sla
 from scipy import stats
 
-from ._validate import (as_float_array, finite_real, in_open_interval, nonnegative_int, positive_int, positive_real,
-                        real_array)
-from .backend import get_array_module, to_numpy
+from ..core._validate import (as_float_array, finite_real, in_open_interval, nonnegative_int, positive_int,
+                              positive_real, real_array)
+from ..core.backend import get_array_module, to_numpy
 
 __all__ = [
     "singular_values",

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ._validate import (as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval, positive_int,
+from ..core._validate import (as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval, positive_int,
                         positive_real, real, renamed)
 
 __all__ = ["ConstructionFailedWarning", "pattern_profile", "log_target", "element_ratio_error", "RatioError",

@@ -1,0 +1,6 @@
+"""The old path of :mod:`attnlab.approx.random_features`, kept importable: ``attnlab.random_features`` *is* that module
+(one object, so private names, monkeypatching and pickling behave as before)."""
+import importlib
+import sys
+
+sys.modules[__name__] = importlib.import_module("attnlab.approx.random_features")
