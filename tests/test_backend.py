@@ -59,3 +59,10 @@ def test_cupy_types_preserved():
     P = gaussian_projection(4, 8, rng=make_rng(0, cupy))
     assert isinstance(P, cupy.ndarray) and get_array_module(P) is cupy
     assert isinstance(to_numpy(P), np.ndarray)
+
+
+def test_cpu_count_is_the_affinity():
+    import os
+
+    n = backend.cpu_count()
+    assert n >= 1 and n <= (os.cpu_count() or n)

@@ -134,6 +134,8 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
      "cert has rows or columns outside A"),
     (rc.lower_certificate_margin, (A3, rc.LowerCertificate(1, 0.5, [0], [np.array([9])], [1.0])), {}, ValueError,
      "cert has rows or columns outside A"),
+    (rc.row_norms, (np.ones(3),), {}, ValueError, "X must be 2-dimensional"),
+    (rc.row_norms, (A3, "l3"), {}, ValueError, "norm"),
 ]
 
 
@@ -174,3 +176,9 @@ def test_operator_error_rescales_instead_of_overflowing():
     assert rc.operator_error(np.array([[1e300, 1e300]]), np.zeros((1, 2)), np.array([[1e-300], [1e-300]]), "l1") == 2.0
     with pytest.raises(ValueError, match="A, B and V"):
         rc.operator_error(np.array([[1e300]]), np.zeros((1, 1)), np.array([[1e300]]), "l1")
+
+
+@pytest.mark.parametrize("norm, order", [("l1", 1), ("l2", 2), ("linf", np.inf)])
+def test_row_norms_against_numpy(norm, order):
+    X = np.random.default_rng(3).standard_normal((5, 4))
+    assert np.allclose(rc.row_norms(X, norm), np.linalg.norm(X, ord=order, axis=1))

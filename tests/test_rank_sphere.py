@@ -147,6 +147,9 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rs.sphere_lower_count, (3, 10.0, 1.5, 10), {"rng": RNG}, ValueError, "eps must be < 1"),
     (rs.sphere_lower_count, (3, 10.0, 0.5, 10.0), {"rng": RNG}, TypeError, "n_candidates"),
     (rs.sphere_lower_count, (3, 10.0, 0.5, 10), {"rng": "0"}, TypeError, "rng"),
+    (rs.harmonic_coefficients, (1, 1.0, 3), {}, ValueError, "d must be >= 2"),
+    (rs.harmonic_coefficients, (3, 0.0, 3), {}, ValueError, "beta"),
+    (rs.harmonic_coefficients, (3, 1.0, -1), {}, ValueError, "n must be"),
 ]
 
 
@@ -158,3 +161,17 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 
 def test_every_public_function_has_bad_cases():
     assert set(rs.__all__) <= {fn.__name__ for fn, *_ in BAD}
+
+
+@pytest.mark.parametrize("d", [2, 3, 5])
+def test_harmonic_coefficients_expand_the_row(d):
+    """Σ b_n C_n^λ(t) against e^{βt}/Z, Z the mean of e^{βt} over the sphere (quadrature)."""
+    beta, t = 3.0, np.linspace(-1, 1, 7)
+    b = rs.harmonic_coefficients(d, beta, 60)
+    lam = (d - 2) / 2
+    C = [special.eval_chebyt(n, t) if d == 2 else special.eval_gegenbauer(n, lam, t) for n in range(61)]
+    series = sum(bn * c for bn, c in zip(b, C))
+    # Z: the mean of e^{βt} over the sphere, with the density of t ∝ (1 - t²)^{(d-3)/2}
+    w = lambda x: (1 - x * x) ** ((d - 3) / 2)  # noqa: E731
+    Z = integrate.quad(lambda x: np.exp(beta * x) * w(x), -1, 1)[0] / integrate.quad(w, -1, 1)[0]
+    assert np.allclose(series, np.exp(beta * t) / Z, rtol=1e-10)

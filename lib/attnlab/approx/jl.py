@@ -33,6 +33,7 @@ from ..core._validate import as_float_array, in_open_interval, positive_int, pos
 from ..core._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
 
 __all__ = [
+    "smallest_m",
     "jl_bound_printed",
     "jl_bound_chernoff",
     "inner_product_tail",
@@ -457,6 +458,45 @@ def _smallest_m(ok, lo=1, hi=1 << 40, *, hint=""):
         if m > hi:
             raise ValueError(f"no m up to {hi} satisfies the condition{hint}")
     return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
+
+
+def smallest_m(ok, lo: int = 1, hi: int = 1 << 40) -> int:
+    """The smallest integer m in [lo, hi] with ``ok(m)`` true, for a monotone predicate (false, then true).
+
+    Doubling from ``lo`` until ``ok`` holds, then bisection: about 2 log₂ m calls of ``ok``. The dimension formulas
+    here (:func:`m_union_exact`, :func:`m_sup_row`) use it with exact tails.
+
+    Parameters
+    ----------
+    ok : callable int -> bool
+        The monotone condition.
+    lo, hi : int ≥ 1
+        The range searched.
+
+    Returns
+    -------
+    int
+        The smallest m with ``ok(m)``.
+
+    Raises
+    ------
+    TypeError
+        ``ok`` not callable, ``lo`` or ``hi`` not integers.
+    ValueError
+        ``lo`` < 1, ``hi`` < ``lo``, or no m up to ``hi`` satisfies ``ok``.
+
+    Examples
+    --------
+    >>> from attnlab import smallest_m
+    >>> smallest_m(lambda m: m * m >= 1000)
+    32
+    """
+    if not callable(ok):
+        raise TypeError(f"ok must be callable, not {type(ok).__name__}")
+    lo, hi = positive_int(lo, "lo"), positive_int(hi, "hi")
+    if hi < lo:
+        raise ValueError(f"hi must be >= lo = {lo}, got {hi}")
+    return _smallest_m(ok, lo, hi)
 
 
 def m_union_exact(eps0, n_events, delta) -> int:

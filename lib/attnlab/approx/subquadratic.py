@@ -35,14 +35,16 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 from scipy import special
 
-from ..core._validate import flag, namespace_of, positive_int, positive_real, real, real_array
+from ..core._validate import flag, integer, namespace_of, positive_int, positive_real, real, real_array
 
 __all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
-           "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d"]
+           "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d", "band_degree", "attention_1d_at",
+           "exp_poly_degree", "GridMax", "grid_max_search"]
 
 _F32_UNIT = 2.0**-24  # unit roundoff of float32
 _F64_UNIT = 2.0**-53  # unit roundoff of float64
@@ -1023,3 +1025,190 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     if return_counts:
         return o, dict(search_calls=search, weighted_sums=wsums, plan=plan, sums=sums, shifts=shifts)
     return o
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the pieces of the algorithms, for studying their truncation
+
+
+def band_degree(L: float, tol: float) -> int:
+    r"""The Chebyshev degree g that :func:`attention_1d` uses on a band of width L for a tolerance ``tol``.
+
+    The smallest g with :math:`4\sum_{a>g} I_a(z)e^{-z} \le` ``tol`` / 2 for every z in [0, L/2] (the interpolation
+    error of :math:`e^{-qu}` on a band; the sum is the two-sided tail of a Skellam law with variance z).
+
+    Parameters
+    ----------
+    L : float > 0
+        The window width (:func:`attention_1d_plan`'s ``L``).
+    tol : float > 0
+        The tolerance of the interpolation.
+
+    Returns
+    -------
+    int
+        The degree g ≥ 1.
+
+    Raises
+    ------
+    TypeError
+        Arguments that are not real numbers.
+    ValueError
+        ``L`` or ``tol`` not positive and finite.
+
+    Examples
+    --------
+    >>> from attnlab import attention_1d_plan, band_degree
+    >>> plan = attention_1d_plan(1000, 1e-3, 0.0)
+    >>> band_degree(round(plan["L"], 12), plan["eta"] / 1000) == plan["g"]
+    True
+    """
+    return _degree(positive_real(L, "L"), positive_real(tol, "tol"))
+
+
+def attention_1d_at(q, k, v, L: float, g: int):
+    r""":func:`attention_1d`'s approximation at a given window width L and degree g (no error budget, no centring).
+
+    :func:`attention_1d` chooses L and g from ε (:func:`attention_1d_plan`) and centres the values first; this runs
+    the same band sums at the L and g given, to measure what each choice costs in accuracy.
+
+    Parameters
+    ----------
+    q, k : array_like (n_q,), (n,)
+        Queries and keys (one-dimensional).
+    v : array_like (n,) or (n, d_v)
+        Values.
+    L : float > 0
+        Window width.
+    g : int ≥ 1
+        Chebyshev degree on each band.
+
+    Returns
+    -------
+    array (n_q,) or (n_q, d_v), float64
+        The approximate outputs, the shape of ``v``'s trailing axis kept.
+
+    Raises
+    ------
+    TypeError
+        Arrays that are not real, bool arrays, or arguments of the wrong type.
+    ValueError
+        NaN or inf, wrong numbers of dimensions, ``v`` not matching ``k``, L or g not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_1d_at
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.uniform(-2, 2, 50), rng.uniform(-2, 2, 60), rng.standard_normal(60)
+    >>> p = np.exp(np.outer(q, k))
+    >>> bool(np.max(np.abs(attention_1d_at(q, k, v, 12.0, 30) - p @ v / p.sum(1))) < 1e-6)
+    True
+    """
+    xp = namespace_of(q=q, k=k, v=v)
+    q, k = _real_array(q, "q", xp, 1), _real_array(k, "k", xp, 1)
+    v = _real_array(v, "v", xp, (1, 2))
+    if v.shape[0] != k.shape[0]:
+        raise ValueError(f"v must have one row per key ({k.shape[0]}), got shape {tuple(v.shape)}")
+    vec = v.ndim == 1
+    V = v[:, None] if vec else v
+    O = _attention_1d_core(xp, q, k, V, positive_real(L, "L"), positive_int(g, "g"))
+    return O[:, 0] if vec else O
+
+
+def exp_poly_degree(width: float, eta: float) -> int:
+    r"""The degree of the polynomial that :func:`attention_halfspace` uses for :math:`e^y` on :math:`[-w, 0]`.
+
+    The Chebyshev interpolant of :math:`e^y` of the smallest degree g with
+    :math:`4 e^{w/2}\sum_{a>g} I_a(w/2) \le \eta`, so that :math:`|P(y) - e^y| \le \eta e^y` on the interval.
+
+    Parameters
+    ----------
+    width : float > 0
+        The interval's width w.
+    eta : float > 0
+        The relative tolerance.
+
+    Returns
+    -------
+    int
+        The degree g.
+
+    Raises
+    ------
+    TypeError
+        Arguments that are not real numbers.
+    ValueError
+        ``width`` or ``eta`` not positive and finite.
+
+    Examples
+    --------
+    >>> from attnlab import exp_poly_degree
+    >>> exp_poly_degree(4.0, 1e-6) < exp_poly_degree(8.0, 1e-6)
+    True
+    """
+    return _exp_poly(positive_real(width, "width"), positive_real(eta, "eta"))[1]
+
+
+class GridMax(NamedTuple):
+    """The result of :func:`grid_max_search`.
+
+    Attributes
+    ----------
+    s : int
+        The largest grid index s with a key of ``q · k >= s h``.
+    calls : int
+        The counting queries asked of the oracle.
+
+    Examples
+    --------
+    >>> from attnlab import GridMax
+    >>> GridMax(s=10, calls=6).calls
+    6
+    """
+    s: int
+    calls: int
+
+
+def grid_max_search(oracle, q, s_lo: int, s_hi: int, h: float) -> GridMax:
+    r"""The row maximum of :func:`attention_halfspace` on the grid :math:`s\,h`, by bisection on a counting oracle.
+
+    Finds the largest s in [``s_lo``, ``s_hi``) with a key k of :math:`q\cdot k \ge s h` (one exists at ``s_lo``,
+    none at ``s_hi``), asking ``oracle.count(q, b)`` (the number of keys with :math:`q\cdot k \ge b`).
+
+    Parameters
+    ----------
+    oracle : object with ``count(q, b)``
+        A halfspace counting oracle, such as :class:`BruteForceHalfspaceOracle`.
+    q : array_like (d,)
+        The query.
+    s_lo, s_hi : int
+        The bracket, ``s_lo < s_hi``.
+    h : float > 0
+        The grid step.
+
+    Returns
+    -------
+    GridMax
+        ``s`` and the number of ``calls`` to the oracle (at most ⌈log₂(s_hi − s_lo)⌉).
+
+    Raises
+    ------
+    TypeError
+        Arguments of the wrong type.
+    ValueError
+        ``s_lo >= s_hi`` or ``h`` not positive and finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import BruteForceHalfspaceOracle, grid_max_search
+    >>> K = np.array([[0.3, 0.0], [1.0, 0.0]])
+    >>> grid_max_search(BruteForceHalfspaceOracle(K, np.ones(2)), np.array([1.0, 0.0]), 0, 64, 0.1)
+    GridMax(s=10, calls=6)
+    """
+    q = _real_array(q, "q", namespace_of(q=q), 1)
+    s_lo, s_hi = integer(s_lo, "s_lo"), integer(s_hi, "s_hi")
+    if not s_lo < s_hi:
+        raise ValueError(f"s_lo must be < s_hi, got {s_lo} and {s_hi}")
+    return GridMax(*_grid_max(oracle, q, s_lo, s_hi, positive_real(h, "h")))

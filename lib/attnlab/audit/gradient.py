@@ -162,7 +162,7 @@ def memory_experiment(n: int, d: int, block: int, seed: int = 0):
     Returns the gradient too, the bytes of the inputs, of one dense n×n float64 matrix, and the working set the
     blocked calls should need: three times the inputs plus four block×block float64 tiles per worker thread.
     """
-    from ..exact import _cpu_count  # noqa: PLC0415
+    from ..backend import cpu_count as _cpu_count  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     inst = random_instance(n, d, 1.0, rng)

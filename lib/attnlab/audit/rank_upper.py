@@ -17,8 +17,8 @@ import numpy as np
 from .. import (chebyshev_radius, family_attention, gibbs_matrix, maximising_values, noisy_head, operator_error,
                 planted_head, rank_lower_certificate, rank_upper_certificate, row_l1_error, sphere_points, svd_bridge,
                 visible_interaction_dim)
-from ..rank_certificates import _vec_norm
-from ..rank_interaction import _bridge_subspace
+from ..rank_certificates import row_norms as _vec_norm
+from ..rank_interaction import bridge_subspace as _bridge_subspace
 from ..logits import softmax
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize

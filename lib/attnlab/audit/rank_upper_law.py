@@ -16,7 +16,7 @@ from .. import (chebyshev_radius, family_attention, kron_error_bound, kron_facto
                 lattice_lower_count, lower_certificate_margin, planted_head, rank_lower_certificate,
                 rank_upper_certificate, row_l1_error, sphere_gv_lower, sphere_harmonic_upper, visible_interaction_dim)
 from ..logits import softmax
-from ..rank_sphere import _harmonic_coefficients
+from ..rank_sphere import harmonic_coefficients as _harmonic_coefficients
 from ._rank_common import gap_experiment
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, _plain, reader_number

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .._validate import positive_int
 from ..adversarial import sup_ratio
-from ..perturbation import (_l1_and_grad, _split, l1_change, lipschitz_instance,
+from ..perturbation import (l1_change, l1_change_grad, lipschitz_instance,
                             lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance)
 from .cache import memoize
 from .scale import preset
@@ -138,8 +138,8 @@ def worst_case_vs_osc(osc_grid, L, starts, rng, *, maxiter=200):
     x0 = np.concatenate([rng.uniform(-3, 3, (n, L)), w[:, None] * rng.uniform(0, 1, (n, L))], 1)
     lo = np.concatenate([np.full((n, L), -40.0), np.zeros((n, L))], 1)
     hi = np.concatenate([np.full((n, L), 40.0), np.repeat(w[:, None], L, 1)], 1)
-    fun = lambda Z: _l1_and_grad(*_split(Z))[0]  # noqa: E731
-    grad = lambda Z: np.concatenate(_l1_and_grad(*_split(Z))[1:], 1)  # noqa: E731
+    fun = lambda Z: l1_change_grad(*np.hsplit(Z, 2)).change  # noqa: E731
+    grad = lambda Z: np.concatenate(l1_change_grad(*np.hsplit(Z, 2))[1:], 1)  # noqa: E731
     res = sup_ratio(fun, x0, grad=grad, bounds=(lo, hi), maxiter=maxiter, polish=0)
     worst = res.values.reshape(osc_grid.size, starts).max(1)
     return dict(osc=osc_grid, worst=worst, tanh=2 * np.tanh(osc_grid / 4), lip_printed=osc_grid.copy(),

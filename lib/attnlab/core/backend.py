@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-__all__ = ["get_array_module", "default_backend", "default_xp", "make_rng", "to_numpy", "is_cupy"]
+__all__ = ["get_array_module", "default_backend", "default_xp", "make_rng", "to_numpy", "is_cupy", "cpu_count"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -246,3 +246,26 @@ def to_numpy(x):
     if isinstance(x, (np.ndarray, np.generic)) or not hasattr(x, "__dlpack__"):
         return np.asarray(x)
     return np.from_dlpack(x)
+
+
+def cpu_count() -> int:
+    """The number of CPUs this process may run on (its affinity mask where the system has one).
+
+    :func:`~attnlab.attention_blocked` uses this many threads by default; on a shared machine it can be fewer than
+    :func:`os.cpu_count`.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from attnlab import cpu_count
+    >>> cpu_count() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

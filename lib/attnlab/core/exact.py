@@ -28,7 +28,6 @@ for the weighted sums to overflow are rescaled the same way.
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -38,6 +37,7 @@ import threading
 
 from threadpoolctl import ThreadpoolController
 
+from .backend import cpu_count
 from ._validate import batch_shape, finite_real, flag, floating_array, mask_array, namespace_of, positive_int
 
 __all__ = ["attention", "attention_blocked", "attention_matrix"]
@@ -542,13 +542,6 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         return _POOLS[threads]
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
-
-
 def _own(a, idx, batch_ndim):
     """a's own index of the batch index idx (its batch axes broadcast against batch_ndim axes)."""
     lead = a.ndim - 2
@@ -661,7 +654,7 @@ def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse
     return_lse = flag(return_lse, "return_lse")
     xp, plan, Q, K, V, causal, mask, is_bool, shift, batch = _setup(Q, K, V, beta, causal, mask)
     block = positive_int(block, "block")
-    threads = _cpu_count() if threads is None else positive_int(threads, "threads")
+    threads = cpu_count() if threads is None else positive_int(threads, "threads")
     V, ev = _values(xp, V, K.shape[-2])
     Lq, dev = Q.shape[-2], array_api_compat.device(Q)
     out = xp.empty(batch + (Lq, V.shape[-1]), dtype=V.dtype, device=dev)

@@ -32,6 +32,7 @@ from ..core.backend import get_array_module, to_numpy
 
 __all__ = [
     "row_l1_error",
+    "row_norms",
     "operator_error",
     "maximising_values",
     "UpperCertificate",
@@ -127,6 +128,38 @@ def _vec_norm(X, norm, axis=-1):
     if norm == "linf":
         return xp.abs(X).max(axis=axis)
     raise ValueError(f"norm must be 'l1', 'l2' or 'linf', got {norm!r}")
+
+
+def row_norms(X, norm: str = "l2"):
+    r"""The norm of each row of X: the value norms of :func:`operator_error` and :func:`maximising_values`.
+
+    Parameters
+    ----------
+    X : array (n, m), finite
+        Rows (values, or output errors).
+    norm : {"l2", "l1", "linf"}
+        The norm.
+
+    Returns
+    -------
+    array (n,)
+        :math:`\|X_i\|`, in the backend and floating dtype of X.
+
+    Raises
+    ------
+    TypeError
+        A non-array, non-real or bool argument.
+    ValueError
+        X not 2-D or empty, NaN or inf, an unknown ``norm``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import row_norms
+    >>> row_norms(np.array([[3.0, -4.0]])), row_norms(np.array([[3.0, -4.0]]), "linf")
+    (array([5.]), array([4.]))
+    """
+    return _vec_norm(_matrix(X, "X"), _norm(norm))
 
 
 def operator_error(A, B, V, norm: str = "l2") -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize
@@ -29,6 +30,8 @@ __all__ = [
     "visible_interaction_dim",
     "gibbs_matrix",
     "bregman_gap",
+    "BridgeSubspace",
+    "bridge_subspace",
     "svd_bridge",
     "chebyshev_radius",
 ]
@@ -272,6 +275,76 @@ def _bridge_subspace(Q, K, r, center=None):
     Z = ((K - K.mean(axis=0)) @ U) @ U.T
     _, s, Vt = xp.linalg.svd(Z, full_matrices=False)
     return u, Z, s, Vt[:r].T
+
+
+class BridgeSubspace(NamedTuple):
+    r"""The result of :func:`bridge_subspace`.
+
+    Attributes
+    ----------
+    u : array (n, d)
+        The centred queries :math:`u_i = q_i - \bar q`.
+    Z : array (L, d)
+        The centred keys :math:`k_j - \bar k` projected on U = span u (the part of the keys the queries see).
+    s : array (min(L, d),)
+        The singular values of Z, in decreasing order.
+    W : array (d, r)
+        Its top-r right singular vectors (columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import bridge_subspace
+    >>> b = bridge_subspace(np.eye(3), np.eye(3), 2)
+    >>> b.W.shape
+    (3, 2)
+    """
+    u: object
+    Z: object
+    s: object
+    W: object
+
+
+def bridge_subspace(Q, K, r: int, *, center=None) -> BridgeSubspace:
+    r"""The centred visible keys of a head and their rank-r SVD subspace: what :func:`svd_bridge` bounds.
+
+    Parameters
+    ----------
+    Q : array (n, d), float32 or float64, finite
+        Queries.
+    K : array (L, d), finite
+        Keys, of the width of Q.
+    r : int ≥ 0
+        Dimension of the subspace W.
+    center : array (d,), optional
+        The query centre (default: the mean of Q).
+
+    Returns
+    -------
+    BridgeSubspace
+        ``u``, ``Z``, ``s`` and ``W`` (a tuple of those four, in that order).
+
+    Raises
+    ------
+    TypeError
+        A non-array or non-real argument, ``r`` not an integer.
+    ValueError
+        Wrong dimensions or widths, NaN or inf, ``r`` < 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import bridge_subspace
+    >>> rng = np.random.default_rng(0)
+    >>> u, Z, s, W = bridge_subspace(rng.standard_normal((6, 3)), rng.standard_normal((5, 3)), 1)
+    >>> Z.shape, s.shape, W.shape
+    ((5, 3), (3,), (3, 1))
+    """
+    Q, K = _head(Q, K)
+    nonnegative_int(r, "r")
+    if center is not None:
+        center = _vector(center, "center", Q.shape[1], "the width of Q")
+    return BridgeSubspace(*_bridge_subspace(Q, K, r, center))
 
 
 def svd_bridge(Q, K, beta, r: int, *, center=None):

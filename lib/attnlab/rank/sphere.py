@@ -31,6 +31,7 @@ __all__ = [
     "cap_area",
     "cap_radius",
     "harmonic_dimension",
+    "harmonic_coefficients",
     "sphere_harmonic_upper",
     "sphere_gv_lower",
     "sphere_packing",
@@ -279,6 +280,46 @@ def _harmonic_coefficients(d, beta, n):
         b[0] = 1.0
         return b
     return (n + lam) / lam * special.ive(n + lam, beta) / special.ive(lam, beta)
+
+
+def harmonic_coefficients(d: int, beta: float, n: int):
+    r"""The Funk–Hecke coefficients :math:`b_0,\dots,b_n` of a row of the continuum sphere: the expansion
+    :math:`e^{\beta t}/Z(\beta) = \sum_k b_k C_k^{\lambda}(t)` in Gegenbauer polynomials, λ = (d − 2)/2
+    (for d = 2, Chebyshev polynomials :math:`T_k`).
+
+    :math:`b_k = \frac{k+\lambda}{\lambda}\frac{I_{k+\lambda}(\beta)}{I_\lambda(\beta)}`; for d = 2,
+    :math:`b_0 = 1` and :math:`b_k = 2I_k(\beta)/I_0(\beta)` (exponentially scaled Bessel functions). Truncating at
+    degree N gives :func:`sphere_harmonic_upper`'s certificate.
+
+    Parameters
+    ----------
+    d : int ≥ 2
+        Ambient dimension (the sphere :math:`S^{d-1}`).
+    beta : float > 0
+        Inverse temperature.
+    n : int ≥ 0
+        The highest degree.
+
+    Returns
+    -------
+    array (n + 1,), float64
+        :math:`b_0, \dots, b_n`.
+
+    Raises
+    ------
+    TypeError
+        Arguments of the wrong type.
+    ValueError
+        d < 2, ``beta`` ≤ 0 or not finite, n < 0.
+
+    Examples
+    --------
+    >>> from attnlab import harmonic_coefficients
+    >>> b = harmonic_coefficients(2, 1.0, 3)
+    >>> float(b[0]), bool(b[1] > b[2] > b[3] > 0)
+    (1.0, True)
+    """
+    return _harmonic_coefficients(_sphere_dim(d), positive_real(beta, "beta"), nonnegative_int(n, "n"))
 
 
 def _zonal_nodes(d, panels, nodes_per_panel):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from typing import NamedTuple
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -45,6 +46,8 @@ __all__ = [
     "tanh_bound",
     "lipschitz_bound",
     "l1_change",
+    "L1ChangeGrad",
+    "l1_change_grad",
     "lipschitz_ratio",
     "tanh_ratio",
     "lipschitz_instance",
@@ -286,6 +289,72 @@ def _l1_and_grad(x, h):
     gq = q * (s - (q * s).sum(1, keepdims=True))  # J(q)^T s, J = diag(q) - q q^T
     gp = p * (s - (p * s).sum(1, keepdims=True))
     return np.abs(q - p).sum(1), gq - gp, gq
+
+
+class L1ChangeGrad(NamedTuple):
+    r"""The result of :func:`l1_change_grad`, one entry (or row) per row of ``x``.
+
+    Attributes
+    ----------
+    change : array (n,)
+        :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1` of each row.
+    grad_x : array (n, L)
+        Its (sub)gradient in x.
+    grad_h : array (n, L)
+        Its (sub)gradient in h.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import l1_change_grad
+    >>> change, grad_x, grad_h = l1_change_grad(np.zeros((1, 2)), np.array([[1.0, 0.0]]))
+    >>> round(float(change[0]), 4)
+    0.4621
+    """
+    change: np.ndarray
+    grad_x: np.ndarray
+    grad_h: np.ndarray
+
+
+def l1_change_grad(x, h) -> L1ChangeGrad:
+    r"""Row ℓ1 change :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1` and its (sub)gradients in x and h.
+
+    With :math:`p=\mathrm{softmax}(x)`, :math:`q=\mathrm{softmax}(x+h)` and :math:`s=\operatorname{sign}(q-p)`,
+    the gradient in h is :math:`J(q)^\top s` and in x :math:`J(q)^\top s - J(p)^\top s`, with
+    :math:`J(p)=\mathrm{diag}(p)-pp^\top`: the objective and gradient of the searches for the worst perturbation
+    (:func:`~attnlab.sup_ratio`).
+
+    Parameters
+    ----------
+    x, h : array_like (n, L)
+        Logits and their perturbations, row by row.
+
+    Returns
+    -------
+    L1ChangeGrad
+        ``change`` (n,), ``grad_x`` and ``grad_h`` (n, L), float64.
+
+    Raises
+    ------
+    TypeError
+        Arrays that are not real, or bool arrays.
+    ValueError
+        NaN or inf, arrays that are not 2-D or of different shapes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import l1_change, l1_change_grad
+    >>> x, h = np.array([[0.0, 1.0, 2.0]]), np.array([[0.5, -0.5, 0.0]])
+    >>> r = l1_change_grad(x, h)
+    >>> bool(np.isclose(r.change[0], l1_change(x[0], h[0]))), r.grad_x.shape
+    (True, (1, 3))
+    """
+    x = np.asarray(to_numpy(_floats(x, "x", ndim=2)), dtype=float)
+    h = np.asarray(to_numpy(_floats(h, "h", ndim=2)), dtype=float)
+    if x.shape != h.shape:
+        raise ValueError(f"h must have the shape of x {x.shape}, got {h.shape}")
+    return L1ChangeGrad(*_l1_and_grad(x, h))
 
 
 def _ratio_input(Z, grad):
