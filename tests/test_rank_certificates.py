@@ -48,7 +48,7 @@ def test_upper_certificates_are_certified(method):
         c = rc.rank_upper_certificate(A, eps, method)
         B = c.matrix()
         assert rc.row_l1_error(A, B) <= eps + 1e-12 and c.error <= eps + 1e-12
-        assert np.linalg.matrix_rank(B, tol=1e-9) <= c.rank
+        assert np.linalg.matrix_rank(B, tol=1e-9) <= c.bound
 
 
 def test_known_ranks_are_bracketed_exactly():
@@ -59,9 +59,9 @@ def test_known_ranks_are_bracketed_exactly():
         blocks /= blocks.sum(axis=1, keepdims=True)
         A = blocks[rng.integers(0, M, 300)]
         A[:M] = blocks  # every block present
-        assert rc.rank_lower_certificate(A, 0.5).M == M
-        assert rc.rank_upper_certificate(A, 0.5, "greedy").rank == M
-        assert rc.rank_upper_certificate(A, 0.5, "svd").rank == M
+        assert rc.rank_lower_certificate(A, 0.5).bound == M
+        assert rc.rank_upper_certificate(A, 0.5, "greedy").bound == M
+        assert rc.rank_upper_certificate(A, 0.5, "svd").bound == M
 
 
 @settings(max_examples=60, deadline=None)
@@ -72,8 +72,8 @@ def test_property_lower_below_upper(seed, n, L, scale, eps):
     A = _stoch(np.random.default_rng(seed), n, L, scale)
     low = rc.rank_lower_certificate(A, eps)
     up = rc.rank_upper_certificate(A, eps, "best")
-    assert low.M <= up.rank
-    if low.M:
+    assert low.bound <= up.bound
+    if low.bound:
         margin, dom = rc.lower_certificate_margin(A, low, up.matrix())
         assert margin > 0 and dom > 0
 
@@ -90,7 +90,7 @@ def test_property_one_hot_and_ties(A, eps):
 def test_lower_certificate_margin_of_an_empty_certificate_and_by_hand():
     A = np.full((3, 4), 0.25)
     empty = rc.rank_lower_certificate(A, 1.5)  # no set carries mass > 1.25
-    assert empty.M == 0 and rc.lower_certificate_margin(A, empty) == np.inf
+    assert empty.bound == 0 and rc.lower_certificate_margin(A, empty) == np.inf
     assert rc.lower_certificate_margin(A, empty, A) == (np.inf, np.inf)
     cert = rc.LowerCertificate(1, 0.5, [0], [np.arange(4)], [1.0])
     assert rc.lower_certificate_margin(A, cert) == pytest.approx(0.5)
@@ -182,3 +182,16 @@ def test_operator_error_rescales_instead_of_overflowing():
 def test_row_norms_against_numpy(norm, order):
     X = np.random.default_rng(3).standard_normal((5, 4))
     assert np.allclose(rc.row_norms(X, norm), np.linalg.norm(X, ord=order, axis=1))
+
+
+def test_both_certificates_name_their_bound_bound():
+    """One field name for a certificate's bound; the earlier names read the same number and the records are frozen."""
+    import dataclasses
+
+    A = softmax(np.random.default_rng(4).standard_normal((6, 5)) * 3)
+    up, low = rc.rank_upper_certificate(A, 0.5, "svd"), rc.rank_lower_certificate(A, 0.5)
+    assert up.rank == up.bound and low.M == low.bound
+    for cert in (up, low):
+        assert "bound" in {f.name for f in dataclasses.fields(cert)}
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            cert.bound = 0

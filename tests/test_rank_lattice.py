@@ -78,7 +78,7 @@ def test_lattice_certificate_materialised():
     A, cells = rl.lattice_materialised(2, 10.0, 0.25)
     own = np.array([A[i, c].sum() for i, c in enumerate(cells)])
     assert (own > (1 + 0.25) / 2).all()
-    assert attnlab.rank_lower_certificate(A, 0.25).M >= len(cells)
+    assert attnlab.rank_lower_certificate(A, 0.25).bound >= len(cells)
     x = attnlab.lattice_lower_count(2, 1e4, 0.25)
     assert x["margin_ok"] and x["M"] > 0
 
@@ -87,7 +87,7 @@ def test_lattice_instance_messages_certify():
     A, msg, cells, info = rl.lattice_instance(2, 6.0, 0.5)
     cert = attnlab.LowerCertificate(len(msg), 0.5, list(msg), cells, [])
     assert info["min_own_mass"] > 0.75 and attnlab.lower_certificate_margin(A, cert) > 0
-    assert attnlab.rank_upper_certificate(A, 0.5, "svd").rank >= len(msg)
+    assert attnlab.rank_upper_certificate(A, 0.5, "svd").bound >= len(msg)
 
 
 BAD = [  # (function, args, kwargs, exception, message naming the argument)

@@ -244,10 +244,9 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
 
 # --------------------------------------------------------------------------- figures
 def _no_minor_labels(ax):
-    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_ticks(ax)
 
 
 def plot_step_sweep(ex):

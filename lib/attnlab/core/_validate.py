@@ -26,12 +26,18 @@ import inspect
 import math
 import numbers
 import warnings
+from typing import Any
 
 import array_api_compat
 import array_api_compat.numpy  # noqa: F401  (imported now, not inside the first call: it would count in its memory and time)
 import numpy as np
 
 _NP = array_api_compat.array_namespace(np.empty(0))
+
+
+#: The type of the arrays the library returns: an array of the inputs' namespace (NumPy, CuPy, …; ``numpy.ndarray``
+#: for lists), as ``numpy.typing.ArrayLike`` is the type of what it accepts.
+Array = Any
 
 
 # --------------------------------------------------------------------------- arrays

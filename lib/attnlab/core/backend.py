@@ -103,7 +103,7 @@ def default_xp() -> types.ModuleType:
     return _cupy() if default_backend() == "cupy" else np
 
 
-def is_cupy(x) -> bool:
+def is_cupy(x: object) -> bool:
     """Whether ``x`` is a CuPy object (array or scalar), without importing CuPy.
 
     Parameters
@@ -175,7 +175,7 @@ def get_array_module(*arrays) -> types.ModuleType:
     return np
 
 
-def make_rng(seed: int, xp: types.ModuleType | None = None):
+def make_rng(seed: int, xp: types.ModuleType | None = None) -> object:
     """A seeded random generator of the default (or given) backend.
 
     Draws differ between backends, so a figure records the backend in its
@@ -214,7 +214,7 @@ def make_rng(seed: int, xp: types.ModuleType | None = None):
     return xp.random.default_rng(int(seed))
 
 
-def to_numpy(x):
+def to_numpy(x: object) -> np.ndarray:
     """``x`` as a NumPy array, copied from the device if needed.
 
     Parameters

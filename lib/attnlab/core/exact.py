@@ -36,9 +36,10 @@ import numpy as np
 import threading
 
 from threadpoolctl import ThreadpoolController
+from numpy.typing import ArrayLike
 
 from .backend import cpu_count
-from ._validate import batch_shape, finite_real, flag, floating_array, mask_array, namespace_of, positive_int
+from ._validate import Array, batch_shape, finite_real, flag, floating_array, mask_array, namespace_of, positive_int
 
 __all__ = ["attention", "attention_blocked", "attention_matrix"]
 
@@ -257,7 +258,8 @@ def _setup(Q, K, V, beta, causal, mask):
     return xp, plan, Q, K, V, causal, mask, is_bool, shift, batch
 
 
-def attention_matrix(Q, K, *, beta=None, causal=False, mask=None):
+def attention_matrix(Q: ArrayLike, K: ArrayLike, *, beta: float | None = None, causal: bool = False,
+                     mask: ArrayLike | None = None) -> Array:
     r"""The attention matrix :math:`A = \mathrm{rowsoftmax}(\beta QK^\top + M)`.
 
     Forms the full :math:`L_q \times L_k` matrix. Stable at any temperature
@@ -325,7 +327,8 @@ def attention_matrix(Q, K, *, beta=None, causal=False, mask=None):
     return _dense(xp, plan, Q, K, causal, mask, is_bool, shift)[0]
 
 
-def attention(Q, K, V, *, beta=None, causal=False, mask=None, return_lse=False):
+def attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, *, beta: float | None = None, causal: bool = False,
+              mask: ArrayLike | None = None, return_lse: bool = False) -> Array | tuple[Array, Array]:
     r"""Exact attention :math:`O = \mathrm{rowsoftmax}(\beta QK^\top + M)\,V`.
 
     The call of ``torch.nn.functional.scaled_dot_product_attention`` (SDPA)
@@ -554,7 +557,9 @@ def _part(a, idx, batch_ndim):
     return a[_own(a, idx, batch_ndim) + (slice(None), slice(None))]
 
 
-def attention_blocked(Q, K, V, *, beta=None, causal=False, mask=None, return_lse=False, block=1024, threads=None):
+def attention_blocked(Q: ArrayLike, K: ArrayLike, V: ArrayLike, *, beta: float | None = None, causal: bool = False,
+                      mask: ArrayLike | None = None, return_lse: bool = False, block: int = 1024,
+                      threads: int | None = None) -> Array | tuple[Array, Array]:
     r"""Exact attention computed tile by tile with an online softmax.
 
     For each block of ``block`` queries the keys are visited in blocks of

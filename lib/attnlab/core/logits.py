@@ -12,7 +12,9 @@ and other conforming libraries run the same code.
 """
 from __future__ import annotations
 
-from ._validate import axes_tuple, flag, namespace_of, real_array
+from numpy.typing import ArrayLike
+
+from ._validate import Array, axes_tuple, flag, namespace_of, real_array
 
 __all__ = ["softmax", "log_softmax", "logsumexp"]
 
@@ -45,7 +47,7 @@ def _checked(x, axis, b=None):
     return xp, x, axes, b, m
 
 
-def softmax(x, axis=-1):
+def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1) -> Array:
     r"""Softmax along ``axis``: :math:`f(x)_i = e^{x_i} / \sum_j e^{x_j}`.
 
     Computed as :math:`e^{x_i - \max x} / \sum_j e^{x_j - \max x}`; the
@@ -106,7 +108,7 @@ def softmax(x, axis=-1):
     return e
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1) -> Array:
     r"""Logarithm of :func:`softmax`: :math:`x_i - \log\sum_j e^{x_j}`, as :func:`scipy.special.log_softmax`.
 
     Computed as :math:`(x_i - \max x) - \log\sum_j e^{x_j - \max x}`: no overflow, and no cancellation for
@@ -142,7 +144,8 @@ def log_softmax(x, axis=-1):
     return z - xp.log(xp.sum(xp.exp(z), axis=axes, keepdims=True))
 
 
-def logsumexp(x, axis=-1, b=None, keepdims=False, return_sign=False):
+def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, b: ArrayLike | None = None, keepdims: bool = False,
+              return_sign: bool = False) -> Array | tuple[Array, Array]:
     r"""Log-sum-exp along ``axis``: :math:`\log \sum_j e^{x_j}`.
 
     Computed as :math:`\max x + \log \sum_j e^{x_j - \max x}`, so it is finite

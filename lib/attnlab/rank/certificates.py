@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import math
 import time
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -258,17 +259,18 @@ def maximising_values(A, B, m: int = 3, norm: str = "l2"):
 
 
 # --------------------------------------------------------------------------- upper certificates
-@dataclass
+@dataclass(frozen=True)
 class UpperCertificate:
-    r"""An explicit approximation B of rank ≤ ``rank`` with row-ℓ1 error ``error`` ≤ ``eps``: :math:`r_\epsilon(A)\le`
-    ``rank``.
+    r"""An explicit approximation B of rank ≤ ``bound`` with row-ℓ1 error ``error`` ≤ ``eps``: :math:`r_\epsilon(A)\le`
+    ``bound``.
 
-    Made by :func:`rank_upper_certificate`; :meth:`matrix` rebuilds B.
+    Made by :func:`rank_upper_certificate`; :meth:`matrix` rebuilds B. Its bound is ``bound``, as in
+    :class:`LowerCertificate` (``rank`` is the same number, under its earlier name).
 
     Parameters
     ----------
-    rank : int
-        The certified bound on :math:`r_\epsilon`.
+    bound : int
+        The certified upper bound on :math:`r_\epsilon` (the rank of B).
     error : float
         ``row_l1_error(A, B)``, computed on B itself.
     eps : float
@@ -291,13 +293,18 @@ class UpperCertificate:
            [0.5, 0.5]])
     """
 
-    rank: int
+    bound: int
     error: float
     eps: float
     method: str
     left: object = field(repr=False)
     right: object = field(repr=False)
     seconds: float = 0.0
+
+    @property
+    def rank(self) -> int:
+        """The certified bound, :attr:`bound` (its earlier name)."""
+        return self.bound
 
     def matrix(self):
         """The certifying matrix B (n × L)."""
@@ -449,7 +456,7 @@ def rank_upper_certificate(A, eps, method: str = "best") -> UpperCertificate:
     >>> import numpy as np
     >>> from attnlab import rank_upper_certificate
     >>> A = np.repeat(np.eye(3), 4, axis=0)            # 12 rows, rank 3
-    >>> rank_upper_certificate(A, 0.5, "greedy").rank
+    >>> rank_upper_certificate(A, 0.5, "greedy").bound
     3
     """
     A = _stochastic(A)
@@ -459,9 +466,8 @@ def rank_upper_certificate(A, eps, method: str = "best") -> UpperCertificate:
     t0 = time.perf_counter()
     if method == "best":
         certs = [rank_upper_certificate(A, eps, m) for m in ("greedy", "svd", "cover-svd")]
-        best = min(certs, key=lambda c: c.rank)
-        best.method = f"best ({best.method})"
-        best.seconds = time.perf_counter() - t0
+        best = min(certs, key=lambda c: c.bound)
+        best = dataclasses.replace(best, method=f"best ({best.method})", seconds=time.perf_counter() - t0)
         return best
     if method == "greedy":
         assign, centres = _greedy_cover(A, eps)
@@ -476,17 +482,18 @@ def rank_upper_certificate(A, eps, method: str = "best") -> UpperCertificate:
 
 
 # --------------------------------------------------------------------------- lower certificate
-@dataclass
+@dataclass(frozen=True)
 class LowerCertificate:
     r"""M rows and M disjoint column sets with :math:`A_{i_a}(S_a) > (1+\epsilon)/2`: then :math:`r_\epsilon(A)\ge M`.
 
     Made by :func:`rank_lower_certificate` (or by hand, for a construction such as the lattice messages);
-    :func:`lower_certificate_margin` checks one.
+    :func:`lower_certificate_margin` checks one. Its bound is ``bound``, as in :class:`UpperCertificate` (``M`` is the
+    same number, under its earlier name).
 
     Parameters
     ----------
-    M : int
-        Number of rows (the certified bound).
+    bound : int
+        Number of rows M (the certified lower bound on :math:`r_\epsilon`).
     eps : float
         The tolerance.
     rows : list of int
@@ -507,12 +514,17 @@ class LowerCertificate:
     0.5
     """
 
-    M: int
+    bound: int
     eps: float
     rows: list
     sets: list = field(repr=False)
     masses: list = field(repr=False)
     seconds: float = 0.0
+
+    @property
+    def M(self) -> int:
+        """The certified bound, :attr:`bound` (its earlier name)."""
+        return self.bound
 
 
 def rank_lower_certificate(A, eps) -> LowerCertificate:
@@ -550,7 +562,7 @@ def rank_lower_certificate(A, eps) -> LowerCertificate:
     >>> import numpy as np
     >>> from attnlab import rank_lower_certificate
     >>> A = np.repeat(np.eye(3), 4, axis=0)
-    >>> rank_lower_certificate(A, 0.5).M
+    >>> rank_lower_certificate(A, 0.5).bound
     3
     """
     A = _stochastic(A)
@@ -624,7 +636,7 @@ def lower_certificate_margin(A, cert: LowerCertificate, B=None):
     if B is not None:
         A, B = _pair(A, B)
     xp = get_array_module(A)
-    if cert.M == 0:
+    if cert.bound == 0:
         return (math.inf, math.inf) if B is not None else math.inf
     if any(not 0 <= int(i) < A.shape[0] for i in cert.rows) or any(
             np.size(s) and not (0 <= np.min(s) and np.max(s) < A.shape[1]) for s in cert.sets):
@@ -638,9 +650,9 @@ def lower_certificate_margin(A, cert: LowerCertificate, B=None):
         lab[s] = a
     lab = xp.asarray(lab)
     Br = B[xp.asarray(cert.rows)]
-    C = xp.zeros((cert.M, cert.M + 1))
-    for b in range(cert.M + 1):  # column b = M collects the columns outside every set
-        C[:, b] = Br[:, lab == (b if b < cert.M else -1)].sum(axis=1)
-    C = C[:, :cert.M]
+    C = xp.zeros((cert.bound, cert.bound + 1))
+    for b in range(cert.bound + 1):  # column b = M collects the columns outside every set
+        C[:, b] = Br[:, lab == (b if b < cert.bound else -1)].sum(axis=1)
+    C = C[:, :cert.bound]
     dom = xp.abs(xp.diag(C)) - (xp.abs(C).sum(axis=1) - xp.abs(xp.diag(C)))
     return margin, float(dom.min())
