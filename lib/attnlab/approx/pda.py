@@ -17,6 +17,9 @@ import numpy as np
 from array_api_compat import device as _device
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
 
+from numpy.typing import ArrayLike
+from collections.abc import Callable
+from ..core._validate import Array, SeedLike
 from ..core._validate import (as_generator, choice, flag, generator_module, in_open_interval, positive_int,
                               positive_real, qkv, rng_keyword)
 from .projection import _denominator, _logits, gaussian_projection
@@ -62,7 +65,8 @@ def _checked(Z, name, n, k, xp):
 
 # --------------------------------------------------------------------------- the randomized SVD
 @rng_keyword(4)
-def randomized_svd_op(matmat, rmatmat, shape, r, *, rng=None, n_oversamples: int = 10, n_iter: int = 2, xp=None):
+def randomized_svd_op(matmat: Callable, rmatmat: Callable, shape: tuple[int, int], r: int, *, rng: SeedLike = None,
+                      n_oversamples: int = 10, n_iter: int = 2, xp: object = None) -> tuple[Array, Array, Array]:
     r"""Rank-r randomized SVD (Halko–Martinsson–Tropp, QR-stabilised power iterations) of a matrix given as an operator.
 
     With :math:`k = \min(r + \text{n\_oversamples}, n_{\rm rows}, n_{\rm cols})` and a Gaussian
@@ -149,8 +153,9 @@ def randomized_svd_op(matmat, rmatmat, shape, r, *, rng=None, n_oversamples: int
 
 # --------------------------------------------------------------------------- PDA
 @rng_keyword(5)
-def pda_attention(Q, K, V, m, r, *, rng=None, beta=None, scaling="unbiased", svd=None, n_oversamples: int = 10,
-                  n_iter: int = 2, block: int = 512, return_parts: bool = False):
+def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, rng: SeedLike = None,
+                  beta: float | None = None, scaling: str = "unbiased", svd: str | None = None, n_oversamples: int = 10,
+                  n_iter: int = 2, block: int = 512, return_parts: bool = False) -> Array | tuple:
     r"""Projection–decomposition attention (PDA): :math:`\tilde O_r = \tilde A_r V` from projected logits, rank r.
 
     :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)` of the projected logits :math:`\tilde S`.
@@ -301,7 +306,7 @@ def pda_attention(Q, K, V, m, r, *, rng=None, beta=None, scaling="unbiased", svd
 
 
 # --------------------------------------------------------------------------- the parameter rule of §5.1
-def m_required(d, L, eta, delta):
+def m_required(d: int, L: int, eta: float, delta: float) -> int:
     r"""The projected dimension that PDA's §5.1/§6.2 demands for total error η with probability 1 − δ.
 
     :math:`m \ge \frac{8d}{\epsilon^2}\log\frac{2L^2}{\delta}` with :math:`\epsilon = \eta/(4\sqrt L)`, i.e.

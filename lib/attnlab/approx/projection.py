@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from numpy.typing import ArrayLike
+from ..core._validate import Array, SeedLike
 from ..core._validate import (as_generator, beta_arg, choice, dtype_arg, generator_module, namespace_of, positive_int,
                         real_array, rng_keyword)
 
@@ -58,7 +60,7 @@ def _finite_logits(S, xp, what: str = "Q, K and P"):
 
 # --------------------------------------------------------------------------- public
 @rng_keyword(2)
-def gaussian_projection(d, m, *, rng=None, dtype="float64"):
+def gaussian_projection(d: int, m: int, *, rng: SeedLike = None, dtype: object = "float64") -> Array:
     r"""A :math:`d \times m` matrix with independent :math:`\mathcal N(0, 1/m)` entries.
 
     This is the matrix :math:`P` of PDA's Algorithm 2.1; the theorems of its §3 use the
@@ -105,7 +107,8 @@ def gaussian_projection(d, m, *, rng=None, dtype="float64"):
     return P.astype(getattr(xp, dtype), copy=False)
 
 
-def projected_logits(Q, K, P, *, scaling="unbiased", beta=None):
+def projected_logits(Q: ArrayLike, K: ArrayLike, P: ArrayLike, *, scaling: str = "unbiased",
+                     beta: float | None = None) -> Array:
     r"""The projected logits :math:`\tilde S` of PDA for a :math:`d\times m` projection ``P``.
 
     ``scaling="printed"`` is Algorithm 2.1 as printed, :math:`\tilde S = (QP)(KP)^\top/\sqrt m`;

@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from numpy.typing import ArrayLike
+from ..core._validate import Array, SeedLike
 from ..core._validate import (as_generator, beta_arg, choice, flag, namespace_of, positive_int, qkv, real_array,
                               renamed, rng_keyword)
 
@@ -55,7 +57,8 @@ def _qkv(Q, K, V, beta):
 
 # --------------------------------------------------------------------------- features
 @rng_keyword(2)
-def draw_omega(m, d, *, rng=None, orthogonal=True, norms="chi", size=None):
+def draw_omega(m: int, d: int, *, rng: SeedLike = None, orthogonal: bool = True, norms: str = "chi",
+               size: int | None = None) -> Array:
     r"""Random feature directions :math:`\omega_1, \dots, \omega_m \in \mathbb R^d`, one per row.
 
     - ``orthogonal=False``: independent rows :math:`\omega_i \sim \mathcal N(0, I_d)`.
@@ -129,7 +132,7 @@ def draw_omega(m, d, *, rng=None, orthogonal=True, norms="chi", size=None):
     return W if size is not None else W[0]
 
 
-def favor_features(X, omega):
+def favor_features(X: ArrayLike, omega: ArrayLike) -> Array:
     r"""The positive random features :math:`\phi(x) = e^{-\|x\|^2/2}\,(e^{\omega_i^\top x})_{i\le m}/\sqrt m`.
 
     Row ``i`` of the result is :math:`\phi(X_i)`; :math:`\phi(q)^\top\phi(k)` is an unbiased estimate of
@@ -176,7 +179,7 @@ def favor_features(X, omega):
     return xp.exp(expo) / math.sqrt(omega.shape[0])
 
 
-def favor_kernel_variance(q, k, m):
+def favor_kernel_variance(q: ArrayLike, k: ArrayLike, m: int) -> dict:
     r"""Variance of the iid FAVOR+ estimate :math:`\phi(q)^\top\phi(k)` of :math:`e^{q^\top k}` with ``m`` features.
 
     .. math::
@@ -245,7 +248,8 @@ def _exact_row(Q, K, V, omega, beta, i, xp):
 _BLOCK = 1024
 
 
-def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
+def favor_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, omega: ArrayLike, *, causal: bool = False,
+                    beta: float | None = None, chunk: int = 128) -> Array:
     r"""FAVOR+ attention at fixed features ``omega`` (the estimator of :func:`performer_attention`).
 
     .. math::
@@ -382,7 +386,9 @@ def favor_attention(Q, K, V, omega, *, causal=False, beta=None, chunk=128):
 
 
 @rng_keyword(4)
-def performer_attention(Q, K, V, m, *, rng=None, orthogonal=True, causal=False, beta=None, chunk=128):
+def performer_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, *, rng: SeedLike = None,
+                        orthogonal: bool = True, causal: bool = False, beta: float | None = None,
+                        chunk: int = 128) -> Array:
     r"""Performer attention (FAVOR+): :func:`favor_attention` with ``m`` fresh random features from ``rng``.
 
     :math:`\omega` = :func:`draw_omega` ``(m, d, rng, orthogonal=orthogonal)`` (orthogonal blocks with
@@ -459,7 +465,8 @@ def performer_attention(Q, K, V, m, *, rng=None, orthogonal=True, causal=False, 
 # --------------------------------------------------------------------------- Linformer
 @renamed(k="m")
 @rng_keyword(4)
-def linformer_attention(Q, K, V, m, *, rng=None, beta=None):
+def linformer_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, *, rng: SeedLike = None,
+                        beta: float | None = None) -> Array:
     r"""Linformer attention with random Gaussian projections of the keys and values along the sequence.
 
     .. math::

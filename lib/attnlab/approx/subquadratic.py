@@ -40,6 +40,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from numpy.typing import ArrayLike
+from ..core._validate import Array
 from ..core._validate import flag, integer, namespace_of, positive_int, positive_real, real, real_array
 
 __all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
@@ -220,7 +222,7 @@ def _band_sums(xp, u, V1, nodes, chunk):
     return F
 
 
-def attention_1d(q, k, v, eps, *, chunk=65536):
+def attention_1d(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, chunk: int = 65536) -> Array:
     r"""Softmax attention with one-dimensional queries and keys, every output entry within ``eps``.
 
     Computes :math:`\hat o_i \approx o_i = \sum_j e^{q_i k_j} v_j / \sum_j e^{q_i k_j}` with
@@ -470,7 +472,7 @@ def _hermite_degree(r, tmax, tol):
     return p
 
 
-def attention_gauss_1d(q, k, v, eps, *, box=0.5):
+def attention_gauss_1d(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, box: float = 0.5) -> Array:
     r"""One-dimensional attention through the discrete Gauss transform (fast Gauss transform), to ``eps``.
 
     Uses :math:`e^{qk} = e^{q^2/2}\,e^{k^2/2}\,e^{-(q-k)^2/2}`: with :math:`t = (q - c)/\sqrt2`,
@@ -607,7 +609,8 @@ def _row_max_2d(Q, K):
     return m
 
 
-def attention_2d(q, k, v, eps, *, leaf_size=32, tau=1.0):
+def attention_2d(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, leaf_size: int = 32,
+                 tau: float = 1.0) -> Array:
     r"""Attention with two-dimensional queries and keys, every entry within ``eps``: a k-d tree with moments.
 
     Seed 003 (Thm 1.3) answers fixed d with halfspace range searching: the keys that matter to query q form the
@@ -1066,7 +1069,7 @@ def band_degree(L: float, tol: float) -> int:
     return _degree(positive_real(L, "L"), positive_real(tol, "tol"))
 
 
-def attention_1d_at(q, k, v, L: float, g: int):
+def attention_1d_at(q: ArrayLike, k: ArrayLike, v: ArrayLike, L: float, g: int) -> Array:
     r""":func:`attention_1d`'s approximation at a given window width L and degree g (no error budget, no centring).
 
     :func:`attention_1d` chooses L and g from ε (:func:`attention_1d_plan`) and centres the values first; this runs
@@ -1170,7 +1173,7 @@ class GridMax(NamedTuple):
     calls: int
 
 
-def grid_max_search(oracle, q, s_lo: int, s_hi: int, h: float) -> GridMax:
+def grid_max_search(oracle: object, q: ArrayLike, s_lo: int, s_hi: int, h: float) -> GridMax:
     r"""The row maximum of :func:`attention_halfspace` on the grid :math:`s\,h`, by bisection on a counting oracle.
 
     Finds the largest s in [``s_lo``, ``s_hi``) with a key k of :math:`q\cdot k \ge s h` (one exists at ``s_lo``,

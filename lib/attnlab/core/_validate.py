@@ -38,6 +38,8 @@ _NP = array_api_compat.array_namespace(np.empty(0))
 #: The type of the arrays the library returns: an array of the inputs' namespace (NumPy, CuPy, …; ``numpy.ndarray``
 #: for lists), as ``numpy.typing.ArrayLike`` is the type of what it accepts.
 Array = Any
+#: What ``rng`` accepts (SciPy's SPEC 7): None, an int, a SeedSequence, a BitGenerator or a Generator.
+SeedLike = "None | int | np.random.SeedSequence | np.random.BitGenerator | np.random.Generator"
 
 
 # --------------------------------------------------------------------------- arrays

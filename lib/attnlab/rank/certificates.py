@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from numpy.typing import ArrayLike
+from ..core._validate import Array
 from ..core._validate import choice, positive_int
 from ..core._validate import certificate_eps as _eps, matrix as _matrix, matrix_pair as _pair
 from ..core.backend import get_array_module, to_numpy
@@ -83,7 +85,7 @@ def _scaled_max(xp, fun, groups, names: str) -> float:
 
 
 # --------------------------------------------------------------------------- the operator identity
-def row_l1_error(A, B, *, block: int = _BLOCK) -> float:
+def row_l1_error(A: ArrayLike, B: ArrayLike, *, block: int = _BLOCK) -> float:
     r"""Row-ℓ1 error :math:`\max_i \|A_i - B_i\|_1` of two n × L matrices, computed in row blocks.
 
     Parameters
@@ -131,7 +133,7 @@ def _vec_norm(X, norm, axis=-1):
     raise ValueError(f"norm must be 'l1', 'l2' or 'linf', got {norm!r}")
 
 
-def row_norms(X, norm: str = "l2"):
+def row_norms(X: ArrayLike, norm: str = "l2") -> Array:
     r"""The norm of each row of X: the value norms of :func:`operator_error` and :func:`maximising_values`.
 
     Parameters
@@ -163,7 +165,7 @@ def row_norms(X, norm: str = "l2"):
     return _vec_norm(_matrix(X, "X"), _norm(norm))
 
 
-def operator_error(A, B, V, norm: str = "l2") -> float:
+def operator_error(A: ArrayLike, B: ArrayLike, V: ArrayLike, norm: str = "l2") -> float:
     r"""Worst output error :math:`\max_i \|\sum_j (A_{ij}-B_{ij}) v_j\|` for the values V, in the given vector norm.
 
     By the operator identity its supremum over all V with :math:`\max_j\|v_j\|\le 1` is :func:`row_l1_error` (A, B).
@@ -415,7 +417,7 @@ def _cover_svd_certificate(A, eps, fractions=(0.7,)):
     return best
 
 
-def rank_upper_certificate(A, eps, method: str = "best") -> UpperCertificate:
+def rank_upper_certificate(A: ArrayLike, eps: float, method: str = "best") -> UpperCertificate:
     r"""An upper certificate of :math:`r_\epsilon(A)`: a matrix B of rank ≤ k with row-ℓ1 error ≤ ε.
 
     ``"greedy"``: ℓ1 cover of the rows: the first uncovered row becomes a centre and covers every row within ε
@@ -527,7 +529,7 @@ class LowerCertificate:
         return self.bound
 
 
-def rank_lower_certificate(A, eps) -> LowerCertificate:
+def rank_lower_certificate(A: ArrayLike, eps: float) -> LowerCertificate:
     r"""Search M rows and M disjoint column sets, each row putting mass > (1 + ε)/2 on its own set.
 
     Rows are taken in increasing order of the smallest set that carries mass > (1+ε)/2 (its largest

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize
 
+from numpy.typing import ArrayLike
 from ..core._validate import as_float_array, nonnegative_int, positive_real, renamed
 from ..core.backend import get_array_module, to_numpy
 from ..core._validate import finite_scores as _finite_scores, matrix as _matrix
@@ -104,7 +105,7 @@ def _span(X, tol):
     return Vt[keep].T
 
 
-def visible_interaction_dim(Q, K, tol: float = 1e-10) -> VisibleInteraction:
+def visible_interaction_dim(Q: ArrayLike, K: ArrayLike, tol: float = 1e-10) -> VisibleInteraction:
     r"""Visible interaction dimension of a head, with the exact decomposition of its logits.
 
     :math:`U=\mathrm{span}\{q_i-q_1\}`, :math:`s_j = P_U(k_j-k_1)`, :math:`r=\dim\mathrm{span}\{s_j\}`.
@@ -305,7 +306,7 @@ class BridgeSubspace(NamedTuple):
     W: object
 
 
-def bridge_subspace(Q, K, r: int, *, center=None) -> BridgeSubspace:
+def bridge_subspace(Q: ArrayLike, K: ArrayLike, r: int, *, center: ArrayLike | None = None) -> BridgeSubspace:
     r"""The centred visible keys of a head and their rank-r SVD subspace: what :func:`svd_bridge` bounds.
 
     Parameters
@@ -414,7 +415,7 @@ def svd_bridge(Q, K, beta, r: int, *, center=None):
                 sigma_next=sig, explained=float((s[:r] ** 2).sum() / (s**2).sum()), A=A, A_W=A_W)
 
 
-def chebyshev_radius(X) -> float:
+def chebyshev_radius(X: ArrayLike) -> float:
     r"""Chebyshev radius :math:`\min_c\max_i\|x_i-c\|` of the rows of X (the radius of the smallest enclosing ball).
 
     Convex in c: Nelder–Mead from the bounding-box centre (fine for the small visible dimensions used here),
