@@ -905,7 +905,8 @@ def _log_ticks(axis, decades=None):
     powers of ten on a longer one (``decades``: the span, read from the axis limits when not given)."""
     from ..plotting import log_ticks  # noqa: PLC0415
 
-    log_ticks(axis, short=2 if decades is None else (math.inf if decades <= 2 else 0), long_subs=(1.0,), labels="g")
+    short = math.nextafter(2, math.inf) if decades is None else (math.inf if decades <= 2 else 0)  # span <= 2
+    log_ticks(axis, short=short, long_subs=(1.0,), labels="g")
 
 
 def _layer_colours(layers):
