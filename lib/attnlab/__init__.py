@@ -9,8 +9,11 @@ threadpoolctl; the book's experiments (:mod:`attnlab.audit`) and figure style (:
 ``[notebook]`` extra and are never imported by ``import attnlab``.
 
 Below are the names most users want (``attnlab.__all__``); every other public function stays importable from
-``attnlab`` and from its module (``attnlab.<module>.__all__``, modules in ``attnlab.MODULES``). The book's API page
-documents them all.
+``attnlab`` and from its module (``attnlab.<folder>.<module>.__all__``, modules in ``attnlab.MODULES``). The folders:
+``attnlab.core`` (exact attention, softmax, backends), ``attnlab.approx`` (PDA, projections and JL dimensions, random
+features, subquadratic attention), ``attnlab.rank`` (approximation-rank certificates, instances, lattice, sphere and
+interaction geometry), ``attnlab.theory`` (perturbation bounds, spectra, gradients, hardness, adversarial search,
+sparse-pattern constructions) and ``attnlab.models`` (BERT and Llama heads). The book's API page documents them all.
 
 Exact attention
 ---------------
