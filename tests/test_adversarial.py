@@ -1,4 +1,4 @@
-"""attnlab.adversarial: the batched multi-start search for the supremum of a ratio."""
+"""attnlab.theory.adversarial: the batched multi-start search for the supremum of a ratio."""
 import numpy as np
 import pytest
 

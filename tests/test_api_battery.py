@@ -78,9 +78,12 @@ TABLE: dict[str, Case | str] = {
     "attention_1d_count": Case((Q[:, 0], K[:, 0], 1e-3), arrays={"q": 0, "k": 1}),
     "attention_gauss_1d": Case((Q[:, 0], K[:, 0], V[:, 0], 1e-3), arrays={"q": 0, "k": 1, "v": 2}),
     "attention_2d": Case((Q[:, :2], K[:, :2], V[:, 0], 1e-2), arrays={"q": 0, "k": 1, "v": 2}),
+    "attention_1d_at": Case((Q[:, 0], K[:, 0], V[:, 0], 12.0, 30), arrays={"q": 0, "k": 1, "v": 2}),
+    "grid_max_search": Case((al.BruteForceHalfspaceOracle(K, np.ones(6)), Q[0], 0, 64, 0.1), arrays={"q": 1}),
     "attention_halfspace": Case((Q[:, :2], K[:, :2], V[:, 0], 1e-2), arrays={"q": 0, "k": 1, "v": 2}),
     # rank certificates and spectra
     "row_l1_error": Case((A, B), arrays={"A": 0, "B": 1}),
+    "row_norms": Case((V,), arrays={"X": 0}),
     "operator_error": Case((A, B, V), arrays={"A": 0, "B": 1, "V": 2}),
     "maximising_values": Case((A, B), arrays={"A": 0, "B": 1}),
     "rank_upper_certificate": Case((A, 0.5), arrays={"A": 0}, same_for_lists=False),
@@ -93,6 +96,7 @@ TABLE: dict[str, Case | str] = {
     "softmax_kernel": Case((Q, K), arrays={"X": 0, "Y": 1}),
     "visible_interaction_dim": Case((Q, K), arrays={"Q": 0, "K": 1}),
     "gibbs_matrix": Case(AB, arrays={"a": 0, "b": 1, "log_pi": 2}),
+    "bridge_subspace": Case((Q, K, 2), arrays={"Q": 0, "K": 1}),
     "svd_bridge": Case((Q, K, 0.5, 2), arrays={"Q": 0, "K": 1}),
     "chebyshev_radius": Case((Q,), arrays={"X": 0}),
     # perturbation
@@ -100,6 +104,7 @@ TABLE: dict[str, Case | str] = {
     "tanh_bound": Case((H,), arrays={"h": 0}, ndim_checked=False),
     "lipschitz_bound": Case((H,), arrays={"h": 0}, ndim_checked=False),
     "l1_change": Case((H, H / 10), arrays={"x": 0, "h": 1}, ndim_checked=False),
+    "l1_change_grad": Case((H, H / 10), arrays={"x": 0, "h": 1}),
     "chain_measure": Case((Q, K, V, 0.1), dict(beta=1.0, rng=1, block=4), **_qkv(random=True, int_seed_is_a_key=True)),
     # sparse patterns
     "pattern_profile": Case((P8,), arrays={"A": 0}),
@@ -145,6 +150,7 @@ TABLE: dict[str, Case | str] = {
     "kron_error_bound": Case((np.eye(3), np.eye(3), 2), arrays={"A1": 0, "B1": 1}),
     "lower_certificate_margin": NO_ARRAYS + " besides A, with a certificate (tested in test_rank_certificates)",
     "bregman_gap": Case((K, np.zeros(6), 1.0, Q[0], Q[1]), arrays={"Kx": 0, "log_pi": 1, "x": 3, "y": 4}),
+    "smallest_m": NO_ARRAYS + " (a predicate: tested in test_jl)",
     "sup_ratio": NO_ARRAYS + " (a function and a start point: tested in test_adversarial)",
     "lipschitz_ratio": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
     "tanh_ratio": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
@@ -166,7 +172,7 @@ SCALAR_ONLY = ("attention_1d_plan", "attention_halfspace_plan", "cap_area", "cap
                "packing_dimension_bound", "powerlaw_tail_bound", "sparse_dimension_bound", "sphere_cap_mass",
                "sphere_gv_lower", "sphere_harmonic_upper", "sup_row_tail", "tanh_sharp_instance", "two_key_instance",
                "worst_pair_tail", "default_backend", "default_xp", "get_array_module", "is_cupy", "make_rng",
-               "to_numpy")
+               "to_numpy", "band_degree", "exp_poly_degree", "harmonic_coefficients", "cpu_count")
 TABLE.update({n: NO_ARRAYS + " (scalars, or a backend helper)" for n in SCALAR_ONLY if n not in TABLE})
 CASES = {n: c for n, c in TABLE.items() if isinstance(c, Case)}
 WITH_ARRAYS = {n: c for n, c in CASES.items() if c.arrays}

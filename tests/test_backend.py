@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from attnlab import backend
+from attnlab.core import backend
 from attnlab import gaussian_projection, get_array_module, make_rng, to_numpy
 from conftest import HAS_GPU, gpu
 
@@ -59,3 +59,10 @@ def test_cupy_types_preserved():
     P = gaussian_projection(4, 8, rng=make_rng(0, cupy))
     assert isinstance(P, cupy.ndarray) and get_array_module(P) is cupy
     assert isinstance(to_numpy(P), np.ndarray)
+
+
+def test_cpu_count_is_the_affinity():
+    import os
+
+    n = backend.cpu_count()
+    assert n >= 1 and n <= (os.cpu_count() or n)

@@ -1,4 +1,4 @@
-"""The NumPy Llama decoder (attnlab.decoder): the forward pass against a direct transcription (RoPE as complex
+"""The NumPy Llama decoder (attnlab.models.decoder): the forward pass against a direct transcription (RoPE as complex
 rotation, a loop per head, the key/value head of each query head found by index), its invariants (causality: a prefix's
 heads are the first rows; float32 against float64), bad input, the GGUF row permutation, and (optional, skipped
 visibly) the real model: the shipped arrays against a fresh extraction, and the recorded validation."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attnlab import LlamaConfig, llama_heads, llama_tokenize, llama_tokenizer, load_llama_gguf, random_llama
-from attnlab.decoder import _unpermute
+from attnlab.models.decoder import _unpermute
 
 ROOT = Path(__file__).resolve().parents[1]
 CFG = LlamaConfig(hidden=12, layers=2, heads=3, kv_heads=1, intermediate=20, vocab=40, rope_base=100.0)

@@ -1,4 +1,4 @@
-"""The NumPy BERT encoder (attnlab.encoder): the forward pass against a direct transcription, its invariants, bad
+"""The NumPy BERT encoder (attnlab.models.encoder): the forward pass against a direct transcription, its invariants, bad
 input for every public function, and (optional, skipped visibly) the real model: loading, tokenizing, agreement
 with transformers' BertModel and regeneration of the shipped data."""
 import importlib.util
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attnlab import BertConfig, bert_heads, bert_tokenize, load_bert, random_bert
-from attnlab.encoder import _expected_shapes
+from attnlab.models.encoder import _expected_shapes
 
 ROOT = Path(__file__).resolve().parents[1]
 CFG = BertConfig(hidden=12, layers=2, heads=3, intermediate=20, vocab=40, max_positions=24)

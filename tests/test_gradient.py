@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlab
-from attnlab import gradient as gr
+from attnlab.theory import gradient as gr
 from attnlab.audit.gradient import central_difference_grad, random_instance
 from conftest import gpu
 

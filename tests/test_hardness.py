@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlab
-from attnlab import hardness as hd
+from attnlab.theory import hardness as hd
 
 PUBLIC = ["sentinel_instance", "sentinel_attention", "approximate_oracle", "rowsum_search", "maxip_instance",
           "maxip_decode", "ov_instance", "ov_decode", "parity_instance", "parity_decode", "one_sided_factorisation",

@@ -1,4 +1,4 @@
-"""The library module attnlab.jl: JL bounds, exact tails, rates, dimension formulas and samplers."""
+"""The library module attnlab.approx.jl: JL bounds, exact tails, rates, dimension formulas and samplers."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from attnlab import jl
+from attnlab.approx import jl
 
 
 def _interval(k, n, confidence=0.999):
@@ -227,6 +227,10 @@ BAD = [
     (jl.sample_row_max_error, (K4, Q4, 0, 10), {"rng": RNG}, ValueError, "m"),
     (jl.sample_row_max_error, (K4, Q4, 8, False), {"rng": RNG}, TypeError, "trials"),
     (jl.sample_row_max_error, (np.full((3, 4), 1e300), Q4 * 1e10, 8, 10), {"rng": RNG}, ValueError, "overflow"),
+    (jl.smallest_m, (3,), {}, TypeError, "ok must be callable"),
+    (jl.smallest_m, (bool, 0), {}, ValueError, "lo"),
+    (jl.smallest_m, (bool, 5, 4), {}, ValueError, "hi must be"),
+    (jl.smallest_m, (lambda m: False, 1, 64), {}, ValueError, "no m up to 64"),
 ]
 
 
@@ -239,3 +243,10 @@ def test_bad_input_names_the_argument(fn, args, kwargs, exc, words):
 
 def test_every_public_function_has_bad_input_cases():
     assert {b[0].__name__ for b in BAD} == set(jl.__all__)
+
+
+@pytest.mark.parametrize("target", [1, 2, 7, 1000, 12345])
+def test_smallest_m_against_a_linear_scan(target):
+    ok = lambda m: m >= target  # noqa: E731
+    assert jl.smallest_m(ok) == next(m for m in range(1, 10**6) if ok(m))
+    assert jl.smallest_m(ok, lo=target + 3) == target + 3

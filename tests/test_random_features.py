@@ -1,4 +1,4 @@
-"""attnlab.random_features: FAVOR+ (features, unbiasedness, variance, stabiliser, causal scan) and Linformer."""
+"""attnlab.approx.random_features: FAVOR+ (features, unbiasedness, variance, stabiliser, causal scan) and Linformer."""
 import math
 import tracemalloc
 

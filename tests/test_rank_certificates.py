@@ -1,4 +1,4 @@
-"""The operator identity and the upper and lower certificates of approximation rank (attnlab.rank_certificates)."""
+"""The operator identity and the upper and lower certificates of approximation rank (attnlab.rank.certificates)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import attnlab
-from attnlab import rank_certificates as rc
+from attnlab.rank import certificates as rc
 from attnlab import softmax
 
 
@@ -48,7 +48,7 @@ def test_upper_certificates_are_certified(method):
         c = rc.rank_upper_certificate(A, eps, method)
         B = c.matrix()
         assert rc.row_l1_error(A, B) <= eps + 1e-12 and c.error <= eps + 1e-12
-        assert np.linalg.matrix_rank(B, tol=1e-9) <= c.rank
+        assert np.linalg.matrix_rank(B, tol=1e-9) <= c.bound
 
 
 def test_known_ranks_are_bracketed_exactly():
@@ -59,9 +59,9 @@ def test_known_ranks_are_bracketed_exactly():
         blocks /= blocks.sum(axis=1, keepdims=True)
         A = blocks[rng.integers(0, M, 300)]
         A[:M] = blocks  # every block present
-        assert rc.rank_lower_certificate(A, 0.5).M == M
-        assert rc.rank_upper_certificate(A, 0.5, "greedy").rank == M
-        assert rc.rank_upper_certificate(A, 0.5, "svd").rank == M
+        assert rc.rank_lower_certificate(A, 0.5).bound == M
+        assert rc.rank_upper_certificate(A, 0.5, "greedy").bound == M
+        assert rc.rank_upper_certificate(A, 0.5, "svd").bound == M
 
 
 @settings(max_examples=60, deadline=None)
@@ -72,8 +72,8 @@ def test_property_lower_below_upper(seed, n, L, scale, eps):
     A = _stoch(np.random.default_rng(seed), n, L, scale)
     low = rc.rank_lower_certificate(A, eps)
     up = rc.rank_upper_certificate(A, eps, "best")
-    assert low.M <= up.rank
-    if low.M:
+    assert low.bound <= up.bound
+    if low.bound:
         margin, dom = rc.lower_certificate_margin(A, low, up.matrix())
         assert margin > 0 and dom > 0
 
@@ -90,7 +90,7 @@ def test_property_one_hot_and_ties(A, eps):
 def test_lower_certificate_margin_of_an_empty_certificate_and_by_hand():
     A = np.full((3, 4), 0.25)
     empty = rc.rank_lower_certificate(A, 1.5)  # no set carries mass > 1.25
-    assert empty.M == 0 and rc.lower_certificate_margin(A, empty) == np.inf
+    assert empty.bound == 0 and rc.lower_certificate_margin(A, empty) == np.inf
     assert rc.lower_certificate_margin(A, empty, A) == (np.inf, np.inf)
     cert = rc.LowerCertificate(1, 0.5, [0], [np.arange(4)], [1.0])
     assert rc.lower_certificate_margin(A, cert) == pytest.approx(0.5)
@@ -134,6 +134,8 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
      "cert has rows or columns outside A"),
     (rc.lower_certificate_margin, (A3, rc.LowerCertificate(1, 0.5, [0], [np.array([9])], [1.0])), {}, ValueError,
      "cert has rows or columns outside A"),
+    (rc.row_norms, (np.ones(3),), {}, ValueError, "X must be 2-dimensional"),
+    (rc.row_norms, (A3, "l3"), {}, ValueError, "norm"),
 ]
 
 
@@ -174,3 +176,22 @@ def test_operator_error_rescales_instead_of_overflowing():
     assert rc.operator_error(np.array([[1e300, 1e300]]), np.zeros((1, 2)), np.array([[1e-300], [1e-300]]), "l1") == 2.0
     with pytest.raises(ValueError, match="A, B and V"):
         rc.operator_error(np.array([[1e300]]), np.zeros((1, 1)), np.array([[1e300]]), "l1")
+
+
+@pytest.mark.parametrize("norm, order", [("l1", 1), ("l2", 2), ("linf", np.inf)])
+def test_row_norms_against_numpy(norm, order):
+    X = np.random.default_rng(3).standard_normal((5, 4))
+    assert np.allclose(rc.row_norms(X, norm), np.linalg.norm(X, ord=order, axis=1))
+
+
+def test_both_certificates_name_their_bound_bound():
+    """One field name for a certificate's bound; the earlier names read the same number and the records are frozen."""
+    import dataclasses
+
+    A = softmax(np.random.default_rng(4).standard_normal((6, 5)) * 3)
+    up, low = rc.rank_upper_certificate(A, 0.5, "svd"), rc.rank_lower_certificate(A, 0.5)
+    assert up.rank == up.bound and low.M == low.bound
+    for cert in (up, low):
+        assert "bound" in {f.name for f in dataclasses.fields(cert)}
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            cert.bound = 0

@@ -1,11 +1,11 @@
-"""attnlab.rank_interaction: a head's visible interaction, the Gibbs family, the Bregman identity, the SVD bridge."""
+"""attnlab.rank.interaction: a head's visible interaction, the Gibbs family, the Bregman identity, the SVD bridge."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlab
-from attnlab import rank_interaction as rn
+from attnlab.rank import interaction as rn
 from attnlab import softmax
 
 
@@ -109,6 +109,9 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rn.chebyshev_radius, (np.zeros(3),), {}, ValueError, "X must be 2-dimensional"),
     (rn.chebyshev_radius, (np.full((2, 2), np.nan),), {}, ValueError, "X contains"),
     (rn.chebyshev_radius, ("X",), {}, TypeError, "X must be"),
+    (rn.bridge_subspace, (Q2, np.zeros((3, 4)), 1), {}, ValueError, "K must have the width"),
+    (rn.bridge_subspace, (Q2, K3, -1), {}, ValueError, "r must be"),
+    (rn.bridge_subspace, (Q2, K3, 1), dict(center=np.ones(5)), ValueError, "center"),
 ]
 
 
@@ -121,3 +124,14 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 def test_every_public_function_has_bad_cases():
     covered = {fn.__name__ for fn, *_ in BAD}
     assert {n for n in rn.__all__ if n[0].islower()} <= covered
+
+
+def test_bridge_subspace_is_the_svd_of_the_centred_visible_keys():
+    rng = np.random.default_rng(11)
+    Q, K = rng.standard_normal((8, 4)), rng.standard_normal((7, 4))
+    u, Z, s, W = rn.bridge_subspace(Q, K, 2)
+    assert np.allclose(u, Q - Q.mean(0))
+    Uq = np.linalg.svd(u, full_matrices=False)[2]  # u spans R^4 here: Z is the centred keys themselves
+    assert np.allclose(Z, (K - K.mean(0)) @ Uq.T @ Uq)
+    assert np.allclose(s, np.linalg.svd(K - K.mean(0), compute_uv=False))
+    assert np.allclose(np.abs(W.T @ np.linalg.svd(Z)[2][:2].T), np.eye(2), atol=1e-8)

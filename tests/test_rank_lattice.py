@@ -1,4 +1,4 @@
-"""The lattice ball of AR-lower without materialising it (attnlab.rank_lattice), against brute force and the
+"""The lattice ball of AR-lower without materialising it (attnlab.rank.lattice), against brute force and the
 materialised instance."""
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attnlab
-from attnlab import rank_lattice as rl
+from attnlab.rank import lattice as rl
 
 
 def test_exported():
@@ -74,6 +74,22 @@ def test_lattice_beta_and_gamma_are_inverse():
 
 
 A1 = np.eye(3)
+def test_lattice_certificate_materialised():
+    A, cells = rl.lattice_materialised(2, 10.0, 0.25)
+    own = np.array([A[i, c].sum() for i, c in enumerate(cells)])
+    assert (own > (1 + 0.25) / 2).all()
+    assert attnlab.rank_lower_certificate(A, 0.25).bound >= len(cells)
+    x = attnlab.lattice_lower_count(2, 1e4, 0.25)
+    assert x["margin_ok"] and x["M"] > 0
+
+
+def test_lattice_instance_messages_certify():
+    A, msg, cells, info = rl.lattice_instance(2, 6.0, 0.5)
+    cert = attnlab.LowerCertificate(len(msg), 0.5, list(msg), cells, [])
+    assert info["min_own_mass"] > 0.75 and attnlab.lower_certificate_margin(A, cert) > 0
+    assert attnlab.rank_upper_certificate(A, 0.5, "svd").bound >= len(msg)
+
+
 BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rl.lattice_beta, (0, 2.0), {}, ValueError, "d must be >= 1"),
     (rl.lattice_beta, (2, -2.0), {}, ValueError, "gamma"),
@@ -104,6 +120,13 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rl.lattice_kron_upper, (2, 1e3, 2.0), {}, ValueError, "eps"),
     (rl.lattice_kron_upper, (2, 1e3, 0.5), dict(svd_max=0), ValueError, "svd_max"),
     (rl.lattice_kron_upper, (2, 1e3, 0.5), dict(margin=None), TypeError, "margin"),
+    (rl.lattice_instance, (2, 3.0, 1.2), {}, ValueError, "eps must be < 1"),
+    (rl.lattice_instance, (2, 3.0, 2.5), {}, ValueError, "eps"),
+    (rl.lattice_instance, (0, 3.0, 0.5), {}, ValueError, "d must be >= 1"),
+    (rl.lattice_instance, (2, 0.0, 0.5), {}, ValueError, "gamma"),
+    (rl.lattice_instance, (2, 3.0, 0.5), dict(margin=-1), ValueError, "margin"),
+    (rl.lattice_materialised, (2, 3.0, 0.5), dict(margin=1.5), TypeError, "margin"),
+    (rl.lattice_materialised, (2.0, 3.0, 0.5), {}, TypeError, "d must be an integer"),
 ]
 
 

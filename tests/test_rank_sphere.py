@@ -1,4 +1,4 @@
-"""The continuum sphere without materialising it (attnlab.rank_sphere), against independent computations."""
+"""The continuum sphere without materialising it (attnlab.rank.sphere), against independent computations."""
 import math
 
 import numpy as np
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy import integrate, special
 
 import attnlab
-from attnlab import rank_sphere as rs
+from attnlab.rank import sphere as rs
 from attnlab import softmax
 
 
@@ -106,6 +106,13 @@ def test_cap_radius_is_the_smallest_cap_with_enough_mass():
     assert m.shape == (3,) and m[0] == 0 and m[2] == 1.0
 
 
+def test_sphere_lower_count_is_below_the_covering_bound_and_valid():
+    x = rs.sphere_lower_count(2, 1e3, 0.25, 5000, rng=np.random.default_rng(7))
+    g = attnlab.sphere_gv_lower(2, 1e3, 0.25)
+    assert x["mass"] > 0.625 and x["rho"] == pytest.approx(g["rho"]) and g["M"] <= x["M"] <= math.pi / x["rho"]
+
+
+RNG = np.random.default_rng(0)
 BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rs.sphere_cap_mass, (1, 10.0, 0.5), {}, ValueError, "d must be >= 2"),
     (rs.sphere_cap_mass, (3, 0.0, 0.5), {}, ValueError, "beta"),
@@ -131,6 +138,18 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rs.sphere_gv_lower, (3, 10.0, 2.0), {}, ValueError, "eps"),
     (rs.sphere_gv_lower, (3, True, 0.5), {}, TypeError, "beta"),
     (rs.sphere_gv_lower, (0, 10.0, 0.5), {}, ValueError, "d must be >= 1"),
+    (rs.sphere_packing, (3, 0.0, 10), {"rng": RNG}, ValueError, "angle"),
+    (rs.sphere_packing, (3, 4.0, 10), {"rng": RNG}, ValueError, "angle"),
+    (rs.sphere_packing, (3, 0.5, 0), {"rng": RNG}, ValueError, "n_candidates"),
+    (rs.sphere_packing, (3, 0.5, 10), {"rng": 1.5}, TypeError, "rng"),
+    (rs.sphere_lower_count, (1, 10.0, 0.5, 10), {"rng": RNG}, ValueError, "d must be >= 2"),
+    (rs.sphere_lower_count, (3, -1.0, 0.5, 10), {"rng": RNG}, ValueError, "beta"),
+    (rs.sphere_lower_count, (3, 10.0, 1.5, 10), {"rng": RNG}, ValueError, "eps must be < 1"),
+    (rs.sphere_lower_count, (3, 10.0, 0.5, 10.0), {"rng": RNG}, TypeError, "n_candidates"),
+    (rs.sphere_lower_count, (3, 10.0, 0.5, 10), {"rng": "0"}, TypeError, "rng"),
+    (rs.harmonic_coefficients, (1, 1.0, 3), {}, ValueError, "d must be >= 2"),
+    (rs.harmonic_coefficients, (3, 0.0, 3), {}, ValueError, "beta"),
+    (rs.harmonic_coefficients, (3, 1.0, -1), {}, ValueError, "n must be"),
 ]
 
 
@@ -142,3 +161,17 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 
 def test_every_public_function_has_bad_cases():
     assert set(rs.__all__) <= {fn.__name__ for fn, *_ in BAD}
+
+
+@pytest.mark.parametrize("d", [2, 3, 5])
+def test_harmonic_coefficients_expand_the_row(d):
+    """Σ b_n C_n^λ(t) against e^{βt}/Z, Z the mean of e^{βt} over the sphere (quadrature)."""
+    beta, t = 3.0, np.linspace(-1, 1, 7)
+    b = rs.harmonic_coefficients(d, beta, 60)
+    lam = (d - 2) / 2
+    C = [special.eval_chebyt(n, t) if d == 2 else special.eval_gegenbauer(n, lam, t) for n in range(61)]
+    series = sum(bn * c for bn, c in zip(b, C))
+    # Z: the mean of e^{βt} over the sphere, with the density of t ∝ (1 - t²)^{(d-3)/2}
+    w = lambda x: (1 - x * x) ** ((d - 3) / 2)  # noqa: E731
+    Z = integrate.quad(lambda x: np.exp(beta * x) * w(x), -1, 1)[0] / integrate.quad(w, -1, 1)[0]
+    assert np.allclose(series, np.exp(beta * t) / Z, rtol=1e-10)

@@ -1,4 +1,4 @@
-"""attnlab.sparse_patterns: the construction on known targets, the element-ratio measure by hand, bad input."""
+"""attnlab.theory.sparse_patterns: the construction on known targets, the element-ratio measure by hand, bad input."""
 import math
 import warnings
 
@@ -241,7 +241,7 @@ def test_sparse_target_gives_the_dense_results(causal):
 
 def test_blocked_logits_match_the_dense_measure(monkeypatch):
     """Row blocks smaller than L (forced) give the errors element_ratio_error finds on the dense softmax."""
-    import attnlab.sparse_patterns as mod
+    import attnlab.theory.sparse_patterns as mod
 
     for causal in (False, True):
         A = _random_target(30, 2, 3, causal)

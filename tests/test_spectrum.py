@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlab import attention_matrix
-from attnlab import spectrum as S
+from attnlab.theory import spectrum as S
 
 
 @settings(max_examples=200, deadline=None)

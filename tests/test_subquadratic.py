@@ -1,4 +1,4 @@
-"""attnlab.subquadratic: the eps guarantee of attention_1d (and of the Gauss route and attention_2d) as tests."""
+"""attnlab.approx.subquadratic: the eps guarantee of attention_1d (and of the Gauss route and attention_2d) as tests."""
 import math
 
 import numpy as np
@@ -369,3 +369,45 @@ def test_property_guarantee_uncentred_values(n, B, offset, eps, seed):
             attention_1d(q, k, v, eps)
     else:
         assert err(attention_1d(q, k, v, eps), exact(q, k, v)) <= eps
+
+
+def test_the_pieces_of_attention_1d_against_dense_attention():
+    from attnlab import attention_1d_at, band_degree
+
+    rng = np.random.default_rng(8)
+    q, k, v = rng.uniform(-3, 3, 40), rng.uniform(-3, 3, 50), rng.standard_normal((50, 2))
+    plan = attention_1d_plan(50, 1e-4, 0.0)
+    assert band_degree(round(plan["L"], 12), plan["eta"] / 50) == plan["g"]
+    p = np.exp(np.outer(q, k))
+    exact = p @ v / p.sum(1, keepdims=True)
+    assert np.max(np.abs(attention_1d_at(q, k, v, plan["L"], plan["g"]) - exact)) <= 1e-4
+    assert np.allclose(attention_1d_at(q, k, v[:, 0], plan["L"], plan["g"]), attention_1d_at(q, k, v, plan["L"],
+                                                                                             plan["g"])[:, 0])
+    with pytest.raises(ValueError, match="v must have one row per key"):
+        attention_1d_at(q, k, v[:3], 10.0, 5)
+
+
+def test_exp_poly_degree_meets_its_tolerance():
+    from numpy.polynomial import chebyshev as C
+
+    from attnlab import exp_poly_degree
+
+    w, eta = 6.0, 1e-8
+    g = exp_poly_degree(w, eta)
+    y = np.linspace(-w, 0, 2001)
+    P = C.Chebyshev.interpolate(np.exp, g, domain=[-w, 0])
+    assert np.max(np.abs(P(y) - np.exp(y)) / np.exp(y)) <= eta
+    P = C.Chebyshev.interpolate(np.exp, g - 3, domain=[-w, 0])
+    assert np.max(np.abs(P(y) - np.exp(y)) / np.exp(y)) > eta  # and the degree is not far from the smallest
+
+
+def test_grid_max_search_against_brute_force():
+    from attnlab import BruteForceHalfspaceOracle, grid_max_search
+
+    rng = np.random.default_rng(9)
+    K, q, h = rng.standard_normal((30, 3)), rng.standard_normal(3), 0.05
+    s, calls = grid_max_search(BruteForceHalfspaceOracle(K, np.ones(30)), q, -200, 200, h)
+    top = (K @ q).max()
+    assert s * h <= top < (s + 1) * h and math.floor(math.log2(400)) <= calls <= math.ceil(math.log2(400))
+    with pytest.raises(ValueError, match="s_lo must be < s_hi"):
+        grid_max_search(BruteForceHalfspaceOracle(K, np.ones(30)), q, 5, 5, h)

@@ -9,8 +9,11 @@ threadpoolctl; the book's experiments (:mod:`attnlab.audit`) and figure style (:
 ``[notebook]`` extra and are never imported by ``import attnlab``.
 
 Below are the names most users want (``attnlab.__all__``); every other public function stays importable from
-``attnlab`` and from its module (``attnlab.<module>.__all__``, modules in ``attnlab.MODULES``). The book's API page
-documents them all.
+``attnlab`` and from its module (``attnlab.<folder>.<module>.__all__``, modules in ``attnlab.MODULES``). The folders:
+``attnlab.core`` (exact attention, softmax, backends), ``attnlab.approx`` (PDA, projections and JL dimensions, random
+features, subquadratic attention), ``attnlab.rank`` (approximation-rank certificates, instances, lattice, sphere and
+interaction geometry), ``attnlab.theory`` (perturbation bounds, spectra, gradients, hardness, adversarial search,
+sparse-pattern constructions) and ``attnlab.models`` (BERT and Llama heads). The book's API page documents them all.
 
 Exact attention
 ---------------
@@ -96,54 +99,61 @@ Backends and search
    make_rng               -- a seeded generator of the default (or a given) backend
    sup_ratio              -- maximise a ratio over inputs from many starts (adversarial search)
 """
-from .adversarial import *  # noqa: F403
-from .decoder import *  # noqa: F403
-from .encoder import *  # noqa: F403
-from .backend import *  # noqa: F403
-from .exact import *  # noqa: F403
-from .gradient import *  # noqa: F403
-from .hardness import *  # noqa: F403
-from .jl import *  # noqa: F403
-from .logits import *  # noqa: F403
-from .pda import *  # noqa: F403
-from .perturbation import *  # noqa: F403
-from .projection import *  # noqa: F403
-from .random_features import *  # noqa: F403
-from .rank_certificates import *  # noqa: F403
-from .rank_instances import *  # noqa: F403
-from .rank_interaction import *  # noqa: F403
-from .rank_lattice import *  # noqa: F403
-from .rank_sphere import *  # noqa: F403
-from .sparse_patterns import *  # noqa: F403
-from .spectrum import *  # noqa: F403
-from .subquadratic import *  # noqa: F403
+from .core import *  # noqa: F403
+from .approx import *  # noqa: F403
+from .rank import *  # noqa: F403
+from .theory import *  # noqa: F403
+from .models import *  # noqa: F403
 
 __version__ = "0.1.0"
 
-#: The library's modules, one topic each; the union of their ``__all__`` is every public name.
+#: The library's modules, one topic each, in their folders (core, approx, rank, theory, models); the union of their
+#: ``__all__`` is every public name.
 MODULES = (
-    "adversarial",
-    "backend",
-    "decoder",
-    "encoder",
-    "exact",
-    "gradient",
-    "hardness",
-    "jl",
-    "logits",
-    "pda",
-    "perturbation",
-    "projection",
-    "random_features",
-    "rank_certificates",
-    "rank_instances",
-    "rank_interaction",
-    "rank_lattice",
-    "rank_sphere",
-    "sparse_patterns",
-    "spectrum",
-    "subquadratic",
+    "core.exact",
+    "core.logits",
+    "core.backend",
+    "approx.pda",
+    "approx.projection",
+    "approx.jl",
+    "approx.random_features",
+    "approx.subquadratic",
+    "rank.certificates",
+    "rank.instances",
+    "rank.interaction",
+    "rank.lattice",
+    "rank.sphere",
+    "theory.perturbation",
+    "theory.spectrum",
+    "theory.gradient",
+    "theory.hardness",
+    "theory.adversarial",
+    "theory.sparse_patterns",
+    "models.encoder",
+    "models.decoder",
 )
+#: The modules' paths before they moved into folders: each still imports (``attnlab/<old>.py`` makes the old name the
+#: same module object as the new one), and ``attnlab.<old>`` works after ``import attnlab`` as before.
+OLD_MODULES = {
+    "exact": "core.exact", "logits": "core.logits", "backend": "core.backend", "_validate": "core._validate",
+    "pda": "approx.pda", "projection": "approx.projection", "jl": "approx.jl",
+    "random_features": "approx.random_features", "subquadratic": "approx.subquadratic",
+    "rank_certificates": "rank.certificates", "rank_instances": "rank.instances",
+    "rank_interaction": "rank.interaction", "rank_lattice": "rank.lattice", "rank_sphere": "rank.sphere",
+    "perturbation": "theory.perturbation", "spectrum": "theory.spectrum", "gradient": "theory.gradient",
+    "hardness": "theory.hardness", "adversarial": "theory.adversarial", "sparse_patterns": "theory.sparse_patterns",
+    "encoder": "models.encoder", "decoder": "models.decoder",
+}
+
+
+def __getattr__(name):
+    if name in OLD_MODULES:
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: The index of the docstring above: what ``from attnlab import *`` and ``help(attnlab)`` show.
 __all__ = [
     # exact attention

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import csv
 import html
+import math
 import json
 import os
 import platform
@@ -28,7 +29,7 @@ import matplotlib.figure
 
 __all__ = ["OKABE_ITO", "YELLOW_ON_WHITE", "SERIES_COLOURS", "CYCLE", "COLUMN_PX", "BODY_PX", "MIN_TEXT_RATIO",
            "min_fontsize",
-           "style", "figure", "savefig", "FigureFiles", "provenance"]
+           "style", "figure", "savefig", "FigureFiles", "provenance", "log_ticks", "tick_label"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black first (index 4, the yellow, is never used for a series on
 #: white: it is not in :data:`SERIES_COLOURS`).
@@ -188,6 +189,102 @@ def _readable(fig) -> None:
             line.set_markevery(0.1)  # markers a tenth of the axes' diagonal apart, wherever the points are
 
 
+def tick_label(v: float, style: str = "g") -> str:
+    r"""One tick label of a log axis, in one of the book's styles (``""`` for v ≤ 0).
+
+    ``"g"``: ``f"{v:g}"``. ``"sci"``: plain between 10⁻³ and 10⁵, else :math:`10^k` or :math:`m\times10^k`.
+    ``"plain"``: the same with thousands separators and up to ten digits (2,048). ``"tex"``: plain between 10⁻² and
+    10⁵ except the powers 10^k with |k| ≥ 3, which read :math:`10^k` beside their neighbours (10³, not 1000), else
+    :math:`m\times10^k` with two digits.
+    """
+    if v <= 0:
+        return ""
+    if style == "g":
+        return f"{v:g}"
+    e = math.floor(math.log10(v) + 1e-9)
+    m = v / 10**e
+    if style == "tex":
+        if abs(m - 1) < 1e-6 and abs(e) >= 3:
+            return f"$10^{{{e}}}$"
+        if 1e-2 <= v < 1e5:
+            return f"{v:.10g}"
+        return f"$10^{{{e}}}$" if abs(m - 1) < 1e-6 else f"${m:.2g}\\times10^{{{e}}}$"
+    if 1e-3 <= v < 1e5:
+        return f"{v:,.10g}" if style == "plain" else f"{v:g}"
+    if style == "plain":
+        return f"$10^{{{e}}}$" if abs(m - 1) < 1e-9 else f"${m:g}\\times10^{{{e}}}$"
+    return f"$10^{{{e}}}$" if abs(m - 1) < 1e-6 else f"${m:g}\\times10^{{{e}}}$"
+
+
+def log_ticks(*targets, short=None, short_subs=(1.0, 2.0, 5.0), short_numticks=None, long=None, long_subs=None,
+              numticks=None, labels=None, short_labels=None, ticks=None, span="ratio") -> None:
+    """Tick labels of log axes that never collide ("3×10²4×10²"); call it after plotting (it reads the limits).
+
+    Minor ticks are never labelled. With no options that is all; the options choose the major ticks by the span of
+    the axis, in decades: ``log10(hi / lo)`` (``span="ratio"``) or the number of powers of ten within the limits
+    (``span="powers"``). Axes that are not log-scaled are left as they are.
+
+    Parameters
+    ----------
+    *targets : matplotlib Axes or Axis
+        An Axes stands for both its axes.
+    short : float or (float, float), optional
+        An axis spanning fewer decades than this (a pair: the x and the y threshold) gets major ticks at
+        ``short_subs`` × 10^k (so that it keeps several labels).
+    short_subs, short_numticks : optional
+        The major ticks of a short axis, ``LogLocator(base=10, subs=short_subs, numticks=short_numticks)``.
+    long : float, optional
+        With ``long_subs`` or ``numticks``: only an axis spanning more than ``long`` decades gets the long locator
+        (default: every axis that is not short).
+    long_subs, numticks : optional
+        The long locator, ``LogLocator(base=10, subs=long_subs, numticks=numticks)``.
+    labels : {"g", "sci", "plain", "tex"} or callable, optional
+        The major tick labels of every axis touched (:func:`tick_label`); default: matplotlib's.
+    short_labels : {"g", "sci", "plain", "tex", "g-or-sci"} or callable, optional
+        Those of a short axis (``"g-or-sci"``: ``"g"`` within [10⁻³, 10⁴), else matplotlib's scientific labels).
+    ticks : sequence of float, optional
+        Fixed major ticks (then no locator is chosen by span).
+    span : {"ratio", "powers"}
+        How the span is measured.
+    """
+    from matplotlib import ticker  # noqa: PLC0415
+    from matplotlib.axis import Axis  # noqa: PLC0415
+
+    def formatter(lab, lo, hi):
+        if callable(lab):
+            return ticker.FuncFormatter(lab)
+        if lab == "g-or-sci":
+            if 1e-3 <= lo and hi < 1e4:
+                return ticker.FuncFormatter(lambda x, _: f"{x:g}")
+            return ticker.LogFormatterSciNotation(labelOnlyBase=False)
+        return ticker.FuncFormatter(lambda x, _pos: tick_label(x, lab))
+
+    axes = [(t, i) for target in targets
+            for t, i in (((target, 0),) if isinstance(target, Axis) else ((target.xaxis, 0), (target.yaxis, 1)))]
+    for axis, i in axes:
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(axis.get_view_interval())
+        if span == "powers":
+            if not lo > 0:
+                continue
+            decades = math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1
+        else:
+            decades = math.log10(hi / lo) if lo > 0 else math.inf
+        limit = short[i] if isinstance(short, tuple) else short
+        is_short = limit is not None and decades < limit
+        if ticks is not None:
+            axis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
+        elif is_short:
+            axis.set_major_locator(ticker.LogLocator(base=10, subs=short_subs, numticks=short_numticks))
+        elif (long_subs is not None or numticks is not None) and (long is None or decades > long):
+            axis.set_major_locator(ticker.LogLocator(base=10, subs=long_subs or (1.0,), numticks=numticks))
+        lab = short_labels if is_short and short_labels is not None else labels
+        if lab is not None:
+            axis.set_major_formatter(formatter(lab, lo, hi))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def provenance(params: dict | None = None) -> dict:
     """Versions, commit, backend and parameters that produced a result.
 
@@ -199,7 +296,7 @@ def provenance(params: dict | None = None) -> dict:
     import scipy  # noqa: PLC0415
 
     from ._build_info import build_info  # noqa: PLC0415
-    from .backend import default_backend  # noqa: PLC0415
+    from .core.backend import default_backend  # noqa: PLC0415
 
     info = build_info()
     return {

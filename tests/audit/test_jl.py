@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from attnlab import jl
+from attnlab.approx import jl
 from attnlab.audit import jl as audit
 from attnlab.audit.scale import preset
 from attnlab.audit.stats import clopper_pearson

@@ -272,7 +272,7 @@ def degree_experiment(p: dict, seed: int) -> list[dict]:
                         lo, hi = 1, plan["g"]
                         while lo < hi:  # smallest g meeting eps (error is not monotone in g: bisection is a guide)
                             mid = (lo + hi) // 2
-                            o = sq._attention_1d_core(np, q, k, v[:, None], plan["L"], mid)[:, 0]
+                            o = sq.attention_1d_at(q, k, v, plan["L"], mid)
                             if np.max(np.abs(o - ref)) <= eps:
                                 hi = mid
                             else:
@@ -298,10 +298,10 @@ def budget_experiment(p: dict, seed: int) -> list[dict]:
             v = B * np.clip(v, -1, 1)
             eta = eps / (7 * B)
             L = math.log(n / eta)
-            g = sq._degree(round(L, 12), eta / n)
+            g = sq.band_degree(round(L, 12), eta / n)
             ref = exact_rows(q, k, v)
-            trunc = float(np.max(np.abs(sq._attention_1d_core(np, q, k, v[:, None], L, 3 * g)[:, 0] - ref)))
-            total = float(np.max(np.abs(sq._attention_1d_core(np, q, k, v[:, None], L, g)[:, 0] - ref)))
+            trunc = float(np.max(np.abs(sq.attention_1d_at(q, k, v, L, 3 * g) - ref)))
+            total = float(np.max(np.abs(sq.attention_1d_at(q, k, v, L, g) - ref)))
             rows.append(dict(B=B, family=fam, eta=eta, L=L, g=g, trunc=trunc, total=total,
                              trunc_over_3etaB=trunc / (3 * eta * B), poly_over_4etaB=abs(total - trunc) / (4 * eta * B)))
     return rows
@@ -427,7 +427,7 @@ def _alg1_poly_mp(L, eta, dps=120):
     ``dps`` digits passes), and its degree."""
     import mpmath  # noqa: PLC0415
 
-    _, g, _ = sq._exp_poly(round(L, 12), eta)
+    g = sq.exp_poly_degree(round(L, 12), eta)
     with mpmath.workdps(dps):
         xs = [-mpmath.mpf(L) * i / 400 for i in range(401)]
         for g in range(g, 400):
@@ -640,10 +640,9 @@ def check_at_1d(scale=None, seed: int = 0, data=None) -> Verdict:
 
 def _log_ticks(ax):
     """Major tick labels only on log axes (minor labels such as 3×10² collide with their neighbours)."""
-    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_ticks(ax)
 
 
 def _eps_tex(eps):

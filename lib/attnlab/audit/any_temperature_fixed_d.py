@@ -161,7 +161,7 @@ def reduction_experiment(p: dict, seed: int) -> dict:
                 for eps in p["c_eps"]:
                     plan = sq.attention_halfspace_plan(n, d, eps, B, 1)
                     orc = sq.BruteForceHalfspaceOracle(B * K, np.ones((n, 1)))
-                    calls = [sq._grid_max(orc, B * qq, *plan["s_range"], plan["h"])[1] for qq in Qn]
+                    calls = [sq.grid_max_search(orc, B * qq, *plan["s_range"], plan["h"]).calls for qq in Qn]
                     counts.append(dict(d=d, n=n, B=B, eps=eps, g=plan["g"], width=plan["width"],
                                        search_max=max(calls), search_bound=plan["search_calls"],
                                        weighted=plan["weighted_sums"], calls=max(calls) + plan["weighted_sums"]))

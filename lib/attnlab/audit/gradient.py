@@ -162,7 +162,7 @@ def memory_experiment(n: int, d: int, block: int, seed: int = 0):
     Returns the gradient too, the bytes of the inputs, of one dense n×n float64 matrix, and the working set the
     blocked calls should need: three times the inputs plus four block×block float64 tiles per worker thread.
     """
-    from ..exact import _cpu_count  # noqa: PLC0415
+    from ..backend import cpu_count as _cpu_count  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     inst = random_instance(n, d, 1.0, rng)
@@ -256,10 +256,9 @@ def check_at_grad(scale=None, seed: int = 0, data=None) -> Verdict:
 
 # --------------------------------------------------------------------------- figures
 def _no_minor_labels(ax):
-    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_ticks(ax)
 
 
 def plot_step_sweep(ex):

@@ -167,18 +167,9 @@ def _log_axis(axis):
 
     Spanning 1.5 decades or more: labels at powers of ten only (no minor tick labels). Less: labels at 1, 2, 3 and 5
     times powers of ten, so that the axis is never left with a single label."""
-    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    lo, hi = sorted(axis.get_view_interval())
-    if lo > 0 and math.log10(hi / lo) < 1.5:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
-        if 1e-3 <= lo and hi < 1e4:
-            axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
-        else:
-            axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
-    else:
-        axis.set_major_locator(LogLocator(base=10, numticks=7))
-    axis.set_minor_formatter(NullFormatter())
+    log_ticks(axis, short=1.5, short_subs=(1.0, 2.0, 3.0, 5.0), short_labels="g-or-sci", numticks=7)
 
 
 def _m_axis(ax, ms):

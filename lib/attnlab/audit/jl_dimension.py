@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 from tqdm import tqdm
 
-from ..jl import (_smallest_m, jl_bound_chernoff, large_deviation_rate, m_sup_row, m_theorem, m_union_exact, sample_row_max_error)
+from ..jl import (smallest_m, jl_bound_chernoff, large_deviation_rate, m_sup_row, m_theorem, m_union_exact, sample_row_max_error)
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson
@@ -69,7 +69,7 @@ def m_simulated_row(K, q, eps0, delta, trials, rng, *, confidence=0.95):
         k = int((sample_row_max_error(K, q, m, trials, rng=rng) >= eps0).sum())
         return clopper_pearson(k, trials, confidence)[1] <= delta
 
-    return _smallest_m(ok)
+    return smallest_m(ok)
 
 
 def dimension_table(d, logit_eps, delta, L_list, *, pairs: bool = False):

@@ -443,31 +443,12 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 _LINES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)))
 
 
-def _sci(v, _pos=None):
-    """A tick label: plain between 1e-3 and 1e5, otherwise m×10ⁿ in mathtext."""
-    if v <= 0:
-        return ""
-    if 1e-3 <= v < 1e5:
-        return f"{v:g}"
-    e = math.floor(math.log10(v) + 1e-9)
-    mant = v / 10**e
-    return rf"$10^{{{e}}}$" if abs(mant - 1) < 1e-6 else rf"${mant:g}\times10^{{{e}}}$"
-
-
 def _log_ticks(ax):
     """Log axes whose labels never collide: minor ticks unlabelled; an x axis spanning fewer than two powers of ten
     (a y axis: fewer than three, its labels are stacked) gets labels at 1, 2 and 5 × 10ᵏ instead."""
-    from matplotlib import ticker  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    for axis, (lo, hi), scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()),
-                                  (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
-        if scale != "log" or not (0 < lo < hi):
-            continue
-        decades = math.floor(math.log10(hi)) - math.ceil(math.log10(lo)) + 1
-        if decades < (2 if axis is ax.xaxis else 3):
-            axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(ticker.FuncFormatter(_sci))
-        axis.set_minor_formatter(ticker.NullFormatter())
+    log_ticks(ax, short=(2, 3), span="powers", labels="sci")
 
 
 def _legend_below(fig, handles, labels, ncol):

@@ -232,10 +232,9 @@ def check_ar_synthetic(scale=None, seed: int = 0, data=None) -> Verdict:
 # --------------------------------------------------------------------------- figures
 def _log_ticks(ax):
     """Major tick labels only on log axes (minor labels such as 3×10² collide with their neighbours)."""
-    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_ticks(ax)
 
 
 def plot_lower_laws(res, eps):

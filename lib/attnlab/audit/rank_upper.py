@@ -12,7 +12,6 @@ The certificates, heads and instances are the library's (:mod:`attnlab.rank_cert
 """
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from .. import (family_attention, gibbs_matrix, maximising_values, operator_error, planted_head, rank_lower_certificate,
                 rank_upper_certificate, row_l1_error, sphere_points, visible_interaction_dim)
 from ..logits import softmax
-from ..rank_certificates import _vec_norm
+from ..rank_certificates import row_norms as _vec_norm
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset
@@ -351,26 +350,9 @@ def _log_ticks(*axes):
     """Log axes without colliding tick labels (``3×10²4×10²``): minor ticks unlabelled; an axis spanning less than
     about a decade and a half is labelled at 1, 2 and 5 times the powers of ten (plain numbers), so it keeps labels;
     one spanning more than seven decades gets about six labelled decades."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    def plain(v, _pos):
-        if 1e-3 <= v < 1e5:
-            return f"{v:,.10g}"
-        k = math.floor(math.log10(v) + 1e-9)
-        m = v / 10**k
-        return f"$10^{{{k}}}$" if abs(m - 1) < 1e-9 else f"${m:g}\\times10^{{{k}}}$"
-
-    for ax in axes:
-        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-            if axis.get_scale() != "log":
-                continue
-            axis.set_minor_formatter(NullFormatter())
-            span = math.log10(lim[1] / lim[0]) if lim[0] > 0 else math.inf
-            if span < 1.5:
-                axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-                axis.set_major_formatter(FuncFormatter(plain))
-            elif span > 7:  # at most about six labelled decades
-                axis.set_major_locator(LogLocator(base=10, numticks=6))
+    log_ticks(*axes, short=1.5, short_labels="plain", long=7, numticks=6)
 
 
 def plot_timing(rows):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import (chebyshev_radius, noisy_head, rank_upper_certificate, row_l1_error, svd_bridge,
                 visible_interaction_dim)
-from ..rank_interaction import _bridge_subspace
+from ..rank_interaction import bridge_subspace as _bridge_subspace
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks
 from .scale import preset

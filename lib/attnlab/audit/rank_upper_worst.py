@@ -16,7 +16,7 @@ import numpy as np
 from .. import (kron_error_bound, kron_factor, lattice_instance, lattice_kron_upper, lattice_lower_count,
                 row_l1_error, sphere_gv_lower, sphere_harmonic_upper)
 from ..logits import softmax
-from ..rank_sphere import _harmonic_coefficients
+from ..rank_sphere import harmonic_coefficients as _harmonic_coefficients
 from ._rank_common import gap_experiment
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, _plain, reader_number

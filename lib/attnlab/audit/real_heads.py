@@ -40,7 +40,7 @@ from .. import (attention_blocked, attention_matrix, energy_count, linformer_att
                 performer_attention, powerlaw_fit, rank_lower_certificate, rank_upper_certificate,
                 envelope_constant, gaussian_projection, powerlaw_tail_bound, singular_values, svd_bridge,
                 tail_norm, visible_interaction_dim)
-from ..rank_interaction import _bridge_subspace
+from ..rank_interaction import bridge_subspace as _bridge_subspace
 from .cache import memoize
 from .random_features import _peak, _timed
 from .scale import preset
@@ -943,15 +943,10 @@ def _log_ticks(axis, decades=None):
     """Readable ticks on a log axis, written plainly and without minor labels (minor labels on a short log axis
     collide: "3×10²4×10²"): at 1, 2 and 5 times the powers of ten on an axis spanning at most two decades, at the
     powers of ten on a longer one (``decades``: the span, read from the axis limits when not given)."""
-    import matplotlib.ticker as mt  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    if decades is None:
-        lo, hi = sorted(axis.get_view_interval())
-        decades = math.log10(hi / lo) if lo > 0 else math.inf
-    axis.set_major_locator(mt.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades <= 2 else (1.0,)))
-    axis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_locator(mt.LogLocator(base=10, subs="auto"))
-    axis.set_minor_formatter(mt.NullFormatter())
+    short = math.nextafter(2, math.inf) if decades is None else (math.inf if decades <= 2 else 0)  # span <= 2
+    log_ticks(axis, short=short, long_subs=(1.0,), labels="g")
 
 
 def _layer_colours(layers):

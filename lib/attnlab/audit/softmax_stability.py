@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .._validate import positive_int
 from ..adversarial import sup_ratio
-from ..perturbation import (_l1_and_grad, _split, l1_change, lipschitz_instance,
+from ..perturbation import (l1_change, l1_change_grad, lipschitz_instance,
                             lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance)
 from .cache import memoize
 from .scale import preset
@@ -138,8 +138,8 @@ def worst_case_vs_osc(osc_grid, L, starts, rng, *, maxiter=200):
     x0 = np.concatenate([rng.uniform(-3, 3, (n, L)), w[:, None] * rng.uniform(0, 1, (n, L))], 1)
     lo = np.concatenate([np.full((n, L), -40.0), np.zeros((n, L))], 1)
     hi = np.concatenate([np.full((n, L), 40.0), np.repeat(w[:, None], L, 1)], 1)
-    fun = lambda Z: _l1_and_grad(*_split(Z))[0]  # noqa: E731
-    grad = lambda Z: np.concatenate(_l1_and_grad(*_split(Z))[1:], 1)  # noqa: E731
+    fun = lambda Z: l1_change_grad(*np.hsplit(Z, 2)).change  # noqa: E731
+    grad = lambda Z: np.concatenate(l1_change_grad(*np.hsplit(Z, 2))[1:], 1)  # noqa: E731
     res = sup_ratio(fun, x0, grad=grad, bounds=(lo, hi), maxiter=maxiter, polish=0)
     worst = res.values.reshape(osc_grid.size, starts).max(1)
     return dict(osc=osc_grid, worst=worst, tanh=2 * np.tanh(osc_grid / 4), lip_printed=osc_grid.copy(),
@@ -279,18 +279,9 @@ def _log_axis(axis):
 
     Spanning 1.5 decades or more: labels at powers of ten only (no minor tick labels). Less: labels at 1, 2, 3 and 5
     times powers of ten, so that the axis is never left with a single label."""
-    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    lo, hi = sorted(axis.get_view_interval())
-    if lo > 0 and math.log10(hi / lo) < 1.5:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
-        if 1e-3 <= lo and hi < 1e4:
-            axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
-        else:
-            axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
-    else:
-        axis.set_major_locator(LogLocator(base=10, numticks=7))
-    axis.set_minor_formatter(NullFormatter())
+    log_ticks(axis, short=1.5, short_subs=(1.0, 2.0, 3.0, 5.0), short_labels="g-or-sci", numticks=7)
 
 
 def _positive(y):

@@ -424,39 +424,14 @@ def check_pda_rsvd(scale=None, seed: int = 0, data=None) -> Verdict:
 
 
 # --------------------------------------------------------------------------- figures
-def _tick_label(v, _pos=None) -> str:
-    """A log-axis tick label that reads as one number: 512, 0.05, $10^{-3}$, $10^4$, $2\\times10^{11}$."""
-    if v <= 0:
-        return ""
-    e = math.floor(math.log10(v) + 1e-9)
-    c = v / 10**e
-    if abs(c - 1) < 1e-6 and abs(e) >= 3:  # 10³ rather than 1000 beside 10⁵: one style per axis
-        return f"$10^{{{e}}}$"
-    if 1e-2 <= v < 1e5:
-        return f"{v:.10g}"
-    if abs(c - 1) < 1e-6:
-        return f"$10^{{{e}}}$"
-    return f"${c:.2g}\\times10^{{{e}}}$"
-
-
 def _tidy_log_axes(ax, *, xticks=None, yticks=None) -> None:
     """Tick labels of log axes that never collide ("3×10²4×10²"): labelled major ticks only, at ``xticks`` /
-    ``yticks`` when given, at 1, 2, 5 × 10^k when an axis spans less than two decades, else at powers of ten
+    ``yticks`` when given, at 1, 2, 5 × 10^k when an axis spanning less than two decades, else at powers of ten
     (at most about six labels); minor ticks unlabelled. Call it after plotting (it reads the limits)."""
-    from matplotlib import ticker  # noqa: PLC0415
+    from ..plotting import log_ticks  # noqa: PLC0415
 
-    for axis, lim, ticks in ((ax.xaxis, ax.get_xlim(), xticks), (ax.yaxis, ax.get_ylim(), yticks)):
-        if axis.get_scale() != "log":
-            continue
-        lo, hi = sorted(lim)
-        if ticks is not None:
-            axis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
-        else:
-            decades = math.log10(hi / lo) if lo > 0 else 99
-            subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
-            axis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=7))
-        axis.set_major_formatter(ticker.FuncFormatter(_tick_label))
-        axis.set_minor_formatter(ticker.NullFormatter())
+    for axis, ticks in ((ax.xaxis, xticks), (ax.yaxis, yticks)):
+        log_ticks(axis, short=2, short_numticks=7, long_subs=(1.0,), numticks=7, labels="tex", ticks=ticks)
 
 
 def plot_tail_bound(rows, n: int):
