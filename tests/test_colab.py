@@ -216,7 +216,9 @@ def test_edition_runs_for_a_reader(path, reader_env):
     nb = nbformat.read(out, 4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors[0].get("evalue")
-    assert list(figures.glob("*.pdf")), f"{path.name}: the run saved no figure"
+    saves = len(re.findall(r"\bsavefig\(", "".join("".join(c.source) for c in nb.cells if c.cell_type == "code")))
+    if saves:  # every figure the chapter's code saves is saved by the edition (a section page may have none)
+        assert list(figures.glob("*.pdf")), f"{path.name}: the run saved no figure"
     probe = json.loads("".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream"))
     assert probe["pending"] == [], f"displays still waiting for {probe['pending']}"
     # the installed package is the normal install from the clone, not this checkout
