@@ -1,6 +1,6 @@
 """Time every chapter page alone at each scale, from an empty cache, and write data/benchmarks/chapter-times.json.
 
-    python scripts/time_chapters.py [--scale book] [--pages 02-softmax-chain 07] [--jobs 1]
+    python scripts/time_chapters.py [--scale book] [--pages 02-softmax-chain 07] [--jobs 1] [--blas-threads 1]
 
 Every ``.ipynb`` page of ``_toc.yml`` (a chapter page or one of its section pages; ``--pages`` takes page names such
 as ``07-rank-upper-law`` or chapter numbers such as ``07``, which select all the pages of that chapter) runs, one
@@ -10,7 +10,9 @@ what a reader who opens that page alone waits for. The file records, per page an
 (kernel start included), the CPU time of the kernel (all its threads and the processes it waited for, read by a
 cell appended after the page's last), the date and the load average (``os.getloadavg()``: 1, 5 and 15 minutes)
 before and after, with the machine. On a loaded machine the wall times are long and the CPU times are the figure
-to compare. The Reproducibility page shows the table; the Colab edition's first cell quotes the wall times
+to compare, except that BLAS threads waiting for a core count as busy: on a loaded machine ``--blas-threads 1``
+(BLAS and OpenMP on one thread in the kernel, recorded with each entry) gives CPU times close to what the page
+costs on a quiet machine. The Reproducibility page shows the table; the Colab edition's first cell quotes the wall times
 (scripts/make_colab.py). Pages run one at a time (``--jobs 1``, the only value): two at once would share the cores
 and time each other.
 """
@@ -52,11 +54,13 @@ def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def time_page(path: Path, scale: str) -> dict:
+def time_page(path: Path, scale: str, blas_threads: int | None = None) -> dict:
     """Run one page at ``scale`` from an empty experiment cache; its wall and kernel CPU seconds and the load."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, ATTNLAB_SCALE=scale, ATTNLAB_CACHE_DIR=str(Path(tmp) / "cache"),
                    ATTNLAB_FIGURE_DIR=str(Path(tmp) / "figures"))
+        if blas_threads:
+            env.update({v: str(blas_threads) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
         load_before = _load()
         t0 = time.perf_counter()
         run = subprocess.run([sys.executable, "-c", RUN_ONE, str(path), str(path.parent)], env=env, check=True,
@@ -64,7 +68,7 @@ def time_page(path: Path, scale: str) -> dict:
         wall = time.perf_counter() - t0
     cpu = next(float(line[len(MARK):]) for line in run.stdout.splitlines() if line.startswith(MARK))
     return dict(wall_s=round(wall, 1), cpu_s=round(cpu, 1), load_before=load_before, load_after=_load(),
-                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), blas_threads=blas_threads or "default")
 
 
 def select(paths: list[Path], names) -> list[Path]:
@@ -83,6 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", nargs="+", default=["book"], choices=["smoke", "book", "paper"])
     ap.add_argument("--pages", nargs="+", help="pages or chapter numbers (default: every page)")
     ap.add_argument("--jobs", type=int, default=1, choices=[1], help="pages at once (1: one at a time)")
+    ap.add_argument("--blas-threads", type=int, help="BLAS and OpenMP threads in the kernel (default: theirs)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     paths = select(toc_pages(), args.pages)
@@ -95,7 +100,7 @@ def main(argv=None) -> int:
                      "cache; load averages (1, 5, 15 min) before and after each run")
     for path in paths:
         for scale in args.scale:
-            r = time_page(path, scale)
+            r = time_page(path, scale, args.blas_threads)
             detail.setdefault(path.stem, {})[scale] = r
             print(f"{path.stem:30s} {scale:6s} wall {r['wall_s']:7.1f} s  cpu {r['cpu_s']:7.1f} s  "
                   f"load {r['load_before'][0]:.2f} -> {r['load_after'][0]:.2f}", flush=True)
