@@ -569,7 +569,8 @@ def chain_bounds(eps, L, V):
 
 def _spectral_norm(V, xp):
     """Largest singular value of V from the eigenvalues of its smaller Gram matrix (a d × d problem for an L × d V,
-    much cheaper than an SVD; relative error ~1e-16); the SVD where the Gram matrix overflows."""
+    much cheaper than an SVD; relative error ~1e-16); the SVD where the Gram matrix overflows (‖V‖_F² within
+    rounding of the largest float)."""
     with np.errstate(over="ignore", invalid="ignore"):
         G = V.T @ V if V.shape[0] >= V.shape[1] else V @ V.T
     if not bool(xp.isfinite(G).all()):
