@@ -1,9 +1,11 @@
 """Profile every memoized experiment at one scale from an empty cache: data/benchmarks/experiment-profile.json.
 
-    python scripts/profile_experiments.py [--scale book] [--out data/benchmarks/experiment-profile.json]
+    python scripts/profile_experiments.py [--scale book] [--blas-threads 1] [--out data/benchmarks/experiment-profile.json]
     python scripts/profile_experiments.py --from-build _build/.attnlab-cache/precompute/profile.json --load 12.3
 
-One process, a fresh experiment cache, BLAS at its default threads. Every claim's check runs in registry order
+One process, a fresh experiment cache, BLAS at its default threads (``--blas-threads 1``: on one thread, as each of
+the build's precompute processes runs it; on a loaded machine BLAS threads that wait for a core inflate the CPU
+times). Every claim's check runs in registry order
 (through ``evaluate``), then every experiment a chapter calls directly (``attnlab.audit.precompute.page_calls``);
 each memoized call that computes (a cache miss) is recorded with its wall time and its CPU time (the whole
 process, all threads), inclusive and without the memoized calls it makes itself, with the claim or page that
@@ -113,6 +115,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--ids", nargs="+", help="run these claims first, in this order (the others follow)")
     ap.add_argument("--pages-first", action="store_true", help="the chapters' own experiments before the claims")
+    ap.add_argument("--blas-threads", type=int, help="limit BLAS (and OpenMP) to this many threads")
     ap.add_argument("--from-build", type=Path, help="a build's precompute/profile.json to convert instead of running")
     ap.add_argument("--load", type=float, nargs=3, help="with --from-build: the load averages during that build")
     ap.add_argument("--commit", help="with --from-build: the commit that build ran")
@@ -126,7 +129,8 @@ def main(argv=None) -> int:
                    machine=f"{cpu_model()}, {os.cpu_count()} cores", scale=args.scale, seed=args.seed,
                    load_before=[round(x, 2) for x in load_before],
                    load_after=[round(x, 2) for x in os.getloadavg()], partial=partial,
-                   method="one process, BLAS at its default threads",
+                   method="one process, " + (f"BLAS on {args.blas_threads} thread{'s' * (args.blas_threads > 1)}"
+                                             if args.blas_threads else "BLAS at its default threads"),
                    note="wall and CPU seconds of each memoized experiment computed from an empty cache, one process; "
                         "CPU counts all threads of the process; self_* exclude the memoized calls an experiment "
                         "makes; on a loaded machine compare CPU times", **result)
@@ -162,7 +166,9 @@ def main(argv=None) -> int:
         args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
         print(f"{len(exps)} experiments from {args.from_build}: {args.out}")
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
+    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as tmp, threadpool_limits(args.blas_threads):  # None: no limit
         os.environ["ATTNLAB_CACHE_DIR"] = str(Path(tmp) / "cache")  # from an empty cache
         out = save(profile(args.scale, args.seed, save, args.ids, args.pages_first))
     print(f"{len(out['experiments'])} experiments, {out['total_wall_s']} s wall, {out['total_cpu_s']} s CPU, "

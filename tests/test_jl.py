@@ -136,6 +136,18 @@ def test_row_sampler_edge_cases():
     assert jl.sample_row_max_error(np.ones((3, 1)), np.ones(1), 8, 10, rng=rng).shape == (10,)  # d = 1
 
 
+def test_row_sampler_tiles_cover_every_key_and_trial():
+    # the draws depend on m, trials and q only, so the maximum over all keys is the maximum over two halves, and
+    # 4100 trials over 1000 keys cross both tile boundaries (4096 trials, 128 keys a tile)
+    rng = np.random.default_rng(3)
+    K, q = _unit_rows(1000, 6, rng), _unit_rows(1, 6, rng)[0]
+    whole = jl.sample_row_max_error(K, q, 32, 4100, rng=7)
+    halves = [jl.sample_row_max_error(K[s], q, 32, 4100, rng=7) for s in (slice(0, 437), slice(437, None))]
+    assert np.array_equal(whole, np.maximum(*halves))
+    assert np.allclose(jl.sample_row_max_error(K[:1], q, 32, 4100, rng=7),  # a repeated key: the same errors
+                       jl.sample_row_max_error(np.repeat(K[:1], 300, axis=0), q, 32, 4100, rng=7), rtol=0, atol=1e-15)
+
+
 @settings(max_examples=500, deadline=None)
 @given(L=st.integers(1, 10**7), delta=st.floats(1e-6, 0.99), eps0=st.floats(1e-3, 0.499))
 def test_property_stated_row_requirement_suffices(L, delta, eps0):

@@ -321,6 +321,15 @@ def test_chain_measure_large_eps_and_float32_against_dense():
     assert all(np.isfinite(v) for m in hot.values() for v in m.values())
 
 
+@pytest.mark.parametrize("shape, scale", [((500, 7), 1.0), ((3, 40), 1.0), ((60, 1), 1.0), ((40, 3), 1e150)])
+def test_chain_bounds_spectral_norm_against_svd(shape, scale):
+    # from the smaller Gram matrix (tall or wide V), near the top of float64 too
+    V = np.random.default_rng(8).standard_normal(shape) * scale
+    V[:, 0] = V[:, -1]  # rank-deficient: the largest singular value is still found
+    b = pt.chain_bounds(1e-300, 1, V)
+    assert math.isclose(b["V_spec"], np.linalg.svd(V, compute_uv=False)[0], rel_tol=1e-13)
+
+
 def test_chain_measure_against_dense():
     rng = np.random.default_rng(4)
     L, d = 70, 5

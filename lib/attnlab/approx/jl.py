@@ -711,11 +711,18 @@ def sample_row_max_error(K, q, m, trials, *, rng=None):
         h = h / hn
         W = W - 2 * (W @ h)[:, None] * h[None, :]
     W *= nq
-    out = xp.empty(trials)
-    step = max(1, 2**24 // max(L, 1))
+    out = xp.zeros(trials)
+    # tiles of about 2^19 errors (4 MB, cache-sized): a running maximum over blocks of keys, |.| in place
+    tstep = min(trials, 4096)
+    kstep = max(64, 2**19 // tstep)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, naming the arguments
-        for t0 in range(0, trials, step):
-            out[t0:t0 + step] = xp.abs(K @ W[t0:t0 + step].T).max(axis=0)
+        for t0 in range(0, trials, tstep):
+            Wt = xp.ascontiguousarray(W[t0:t0 + tstep].T)
+            best = out[t0:t0 + tstep]
+            for k0 in range(0, L, kstep):
+                E = K[k0:k0 + kstep] @ Wt
+                xp.abs(E, out=E)
+                xp.maximum(best, E.max(axis=0), out=best)
     if not bool(xp.isfinite(out).all()):
         raise ValueError("K and q are too large: the errors overflow float64 (rescale K or q)")
     return out

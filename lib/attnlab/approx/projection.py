@@ -48,7 +48,9 @@ def _denominator(scaling, beta, d: int, m: int) -> float:
 
 def _logits(Q, K, P, denom):
     """(QP)(KP)ᵀ / denom, with array-API-standard calls only (no check: see ``_finite_logits``)."""
-    return (Q @ P) @ (K @ P).T / denom
+    S = (Q @ P) @ (K @ P).T
+    S /= denom  # in place: no second L_q × L_k array
+    return S
 
 
 def _finite_logits(S, xp, what: str = "Q, K and P"):

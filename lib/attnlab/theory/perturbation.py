@@ -624,7 +624,7 @@ def chain_bounds(eps, L, V):
     with np.errstate(over="ignore"):
         vf = float(xp.linalg.norm(V))
         rho = float(xp.sqrt(((V - V.mean(0)) ** 2).sum(1)).max())
-        v_spec = float(xp.linalg.norm(V, 2)) if math.isfinite(vf) else math.inf
+        v_spec = _spectral_norm(V, xp) if math.isfinite(vf) else math.inf
     th = math.tanh(eps / 2)
     out = dict(row_l1=2 * eps, A_fro=2 * eps * math.sqrt(L), O_fro=2 * eps * math.sqrt(L) * vf,
                row_out=2 * eps * vf, sharp_row_l1=2 * th, sharp_A_fro=math.sqrt(2 * L) * th,
@@ -636,6 +636,17 @@ def chain_bounds(eps, L, V):
     return out
 
 
+def _spectral_norm(V, xp):
+    """Largest singular value of V from the eigenvalues of its smaller Gram matrix (a d × d problem for an L × d V,
+    much cheaper than an SVD; relative error ~1e-16); the SVD where the Gram matrix overflows (‖V‖_F² within
+    rounding of the largest float)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        G = V.T @ V if V.shape[0] >= V.shape[1] else V @ V.T
+    if not bool(xp.isfinite(G).all()):
+        return float(xp.linalg.norm(V, 2))
+    return math.sqrt(max(float(xp.linalg.eigvalsh(G)[-1]), 0.0))
+
+
 def _adversarial_rows(A, eps):
     r"""Per row, a set of keys whose mass is closest to :math:`p^\star = 1/(1+e^\epsilon)`, as a boolean mask.
 
@@ -645,7 +656,11 @@ def _adversarial_rows(A, eps):
     xp = get_array_module(A)
     target = 1.0 / (1.0 + math.exp(min(eps, 700.0)))
     c = xp.cumsum(A, axis=1)
-    k = xp.minimum((c < target).sum(1), A.shape[1] - 1)  # first prefix reaching the target
+    if xp is np:  # a row of c never decreases (sums of entries >= 0), so a binary search counts its entries < target
+        below = np.array([np.searchsorted(row, target) for row in c])
+    else:
+        below = (c < target).sum(1)
+    k = xp.minimum(below, A.shape[1] - 1)  # first prefix reaching the target
     rows = xp.arange(A.shape[0])
     cand_hi = c[rows, k]
     cand_lo = xp.where(k > 0, c[rows, xp.maximum(k - 1, 0)], 0.0)
@@ -694,28 +709,32 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
     S -= m
     xp.exp(S, out=S)
     A = S / S.sum(1, keepdims=True)
-    if logits is None:
-        up, down = math.exp(eps), math.exp(-eps)
+    # the factor (or the logit shift) off and on the set: looked up by the random bits (a where branches on them),
+    # chosen by a where on the adversarial set (a run of keys: no branch mispredicted); float64, as S * where(...)
+    off, on = (math.exp(-eps), math.exp(eps)) if logits is None else (-eps, eps)
+    off_on = xp.asarray([off, on])
     res = {}
     for pert in PERTURBATIONS:
         if pert == "random":
             rng = np.random.default_rng(seed_key)
             bits = np.unpackbits(np.frombuffer(rng.bytes((S.size + 7) // 8), np.uint8), count=S.size)
-            mask = xp.asarray(bits.reshape(S.shape).view(bool))
+            F = off_on[xp.asarray(bits.reshape(S.shape))]
         else:
-            mask = _adversarial_rows(A, eps)
+            F = xp.where(_adversarial_rows(A, eps), on, off)
         if logits is None:
-            W = S * xp.where(mask, up, down)
+            W = F
+            W *= S
         else:
-            W = logits + xp.where(mask, eps, -eps)
+            W = logits + F
             W -= W.max(1, keepdims=True)
             W = xp.exp(W)
         W /= W.sum(1, keepdims=True)
         W -= A  # Ã - A
         DO = W @ V
-        l1 = xp.abs(W).sum(1)
-        res[pert] = (float(l1.max()), float((W * W).sum()), float((DO * DO).sum()),
-                     float(xp.sqrt((DO * DO).sum(1)).max()))
+        w = W.reshape(-1)
+        fro2 = float(w @ w)
+        xp.abs(W, out=W)
+        res[pert] = (float(W.sum(1).max()), fro2, float((DO * DO).sum()), float(xp.sqrt((DO * DO).sum(1)).max()))
     out[b] = res
 
 
