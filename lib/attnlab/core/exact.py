@@ -472,7 +472,7 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
     mq = mask is not None and mask.shape[0] > 1
     mk = mask is not None and mask.shape[1] > 1
     Qa = None
-    buf = _workspace((nb, block), Q.dtype) if Ka is not None else None
+    buf = np.empty((nb, block), dtype=Q.dtype) if Ka is not None else None  # the block's one scratch tile
     limit = 2.0 ** _fast_exp2(Q.dtype) * block if Ka is not None else 0.0
     misses = 0
     if causal:  # tiles of keys every query of the block sees, then one diagonal tile (at most qblock keys)
@@ -531,24 +531,6 @@ def _blocked_rows(xp, plan, Q, K, V, causal, block, qblock, q0, out, lse_out, wh
 
 _POOLS: dict = {}
 _POOLS_LOCK = threading.Lock()
-_WORK = threading.local()
-
-
-def _workspace(shape, dtype) -> np.ndarray:
-    """A scratch tile for the calling thread, kept between blocks and calls (NumPy fast path of the blocked loop).
-
-    A fresh block × block tile per query block costs page faults on first touch (glibc maps allocations this large
-    afresh each time): measured at L = 4096 on 2 cores, about a quarter of the call. Each thread holds at most four
-    such tiles (one per shape and dtype in use); a thread runs one query block at a time, so a tile is never shared."""
-    arrays = getattr(_WORK, "arrays", None)
-    if arrays is None:
-        arrays = _WORK.arrays = {}
-    key = (tuple(shape), np.dtype(dtype))
-    if key not in arrays:
-        if len(arrays) >= 4:
-            arrays.clear()
-        arrays[key] = np.empty(shape, dtype=dtype)
-    return arrays[key]
 _BLAS = []
 
 
@@ -602,8 +584,7 @@ def attention_blocked(Q: ArrayLike, K: ArrayLike, V: ArrayLike, *, beta: float |
     and the block's output is :math:`N/\ell`. Exponents stay bounded, and
     scores that would overflow are handled as in :func:`attention`, so any
     temperature is safe. Memory is O(L·d + threads·block²) per call (plus the
-    mask, if given; on NumPy each worker thread keeps its block² tile for the
-    next call, so that no call pays page faults for fresh tiles); the result equals :func:`attention` up to rounding
+    mask, if given); the result equals :func:`attention` up to rounding
     (about 1e-15 relative in float64), and every input that
     :func:`attention` rejects is rejected with the same error. With
     ``causal=True`` key tiles entirely above the diagonal are skipped, which
