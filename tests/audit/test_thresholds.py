@@ -29,6 +29,7 @@ CONVERTED = [
     "random_features", "random_features_bias", "random_features_linformer", "jl_dimension", "spectrum_rank",
     "sparse_patterns", "sparse_patterns_inputs", "sparse_patterns_runs", "real_heads", "decoder_heads",
     "rank_upper", "rank_upper_law", "rank_upper_worst", "rank_upper_robust", "rank_upper_coarse", "_rank_common",
+    "changes", "verdicts_page",
 ]
 
 #: Numbers too common in formulas and texts ("2ε", "1/2", "1 + tol") to be read as a typed threshold.
