@@ -138,3 +138,35 @@ def test_api_page_lists_the_index_and_every_module():
         assert f"~{getattr(attnlab, name).__module__}.{name}\n" in page, name
     for mod in attnlab.MODULES:
         assert f".. automodule:: attnlab.{mod}\n" in page, mod
+
+
+@pytest.mark.parametrize("old", sorted(attnlab.OLD_MODULES))
+def test_old_module_path_is_the_moved_module(old):
+    import importlib
+
+    new = importlib.import_module(f"attnlab.{attnlab.OLD_MODULES[old]}")
+    assert importlib.import_module(f"attnlab.{old}") is new
+    assert getattr(attnlab, old) is new
+
+
+def test_nothing_the_project_ships_uses_an_old_module_path():
+    """The shims are for users' code: the library, the audit, the chapters, the scripts and the tests use the folders."""
+    root = LIB.parent.parent
+    alternation = "|".join(sorted(attnlab.OLD_MODULES, key=len, reverse=True))
+    absolute = re.compile(rf"\battnlab\.({alternation})\b(?!\.py)")
+    #: ``from ..<old>`` one folder down (audit, core, approx, ...) and ``from .<old>`` beside the shims.
+    relative = {LIB: re.compile(rf"from \.({alternation}) import"), "sub": re.compile(rf"from \.\.({alternation}) import")}
+    shims = {LIB / f"{old}.py" for old in attnlab.OLD_MODULES}
+    found = []
+    for folder in ("lib", "notebooks", "scripts", "benchmarks", "tests"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".py", ".ipynb"} or path in shims or path == Path(__file__):
+                continue
+            text = path.read_text()
+            hits = absolute.findall(text)
+            if path.parent == LIB:
+                hits += relative[LIB].findall(text)
+            elif path.parent.parent == LIB:
+                hits += relative["sub"].findall(text)
+            found += [f"{path.relative_to(root)}: {h}" for h in hits]
+    assert not found, found

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import family_attention, rank_lower_certificate, rank_upper_certificate
-from ..rank_certificates import _stochastic, _svd_certificate, _svd_factors
+from ..rank.certificates import _stochastic, _svd_certificate, _svd_factors
 from .cache import memoize
 
 #: Entries both chapters use: ``eps`` the tolerances, ``lat_*`` the lattice instances (implicit certificates of

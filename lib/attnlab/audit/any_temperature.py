@@ -4,7 +4,7 @@ Experiments (memoized), fits, the check of AT-1d and the figures. The evidence o
 ``notebooks/09-any-temperature-cost.ipynb`` (the timings beside AT-1d's counts),
 ``notebooks/09-any-temperature-cancel.ipynb`` (AT-cancel) and ``notebooks/09-any-temperature-fixed-d.ipynb``
 (AT-fixed-d, AT-bigd) is :mod:`attnlab.audit.any_temperature_cost`, :mod:`attnlab.audit.any_temperature_cancel` and
-:mod:`attnlab.audit.any_temperature_fixed_d`, re-exported here. The algorithms are in :mod:`attnlab.subquadratic`.
+:mod:`attnlab.audit.any_temperature_fixed_d`, re-exported here. The algorithms are in :mod:`attnlab.approx.subquadratic`.
 Every error is measured against exact attention computed row by row in extended precision (``np.longdouble``, or
 mpmath where stated) from the same inputs. Cost claims are decided by exact operation and oracle-call counts; CPU
 timings (best of a few runs on this shared machine) are shown beside them as illustration only.

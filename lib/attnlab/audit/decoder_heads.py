@@ -101,7 +101,7 @@ def storage_error(arrays: dict) -> dict:
     """What storing Q, K, V in float16 costs: max |ΔP| and the largest row-ℓ1 change over every head between the
     causal attention weights from the float16 arrays and from the float64 ones, and the largest relative entry
     error, per text and n."""
-    from ..exact import attention_matrix  # noqa: PLC0415
+    from ..core.exact import attention_matrix  # noqa: PLC0415
 
     rows = []
     for key in [k for k in arrays if k.endswith("/Q")]:

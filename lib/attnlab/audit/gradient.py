@@ -2,7 +2,7 @@
 :mod:`attnlab.audit.gradient_precision`, and importable from here too): the seed's worked
 example, random instances against central differences, the memory of the d + 2 blocked attention calls, how an
 oracle's error is amplified in the gradient, the verdicts and the figures. The gradients themselves are in
-:mod:`attnlab.gradient`.
+:mod:`attnlab.theory.gradient`.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import tracemalloc
 
 import numpy as np
 
-from .._validate import positive_int
-from ..gradient import (attention_loss, attention_loss_grad, attention_loss_grad_printed,
+from ..core._validate import positive_int
+from ..theory.gradient import (attention_loss, attention_loss_grad, attention_loss_grad_printed,
                         attention_loss_grad_via_attention)
 from .cache import memoize
 from .scale import preset
@@ -162,7 +162,7 @@ def memory_experiment(n: int, d: int, block: int, seed: int = 0):
     Returns the gradient too, the bytes of the inputs, of one dense n×n float64 matrix, and the working set the
     blocked calls should need: three times the inputs plus four block×block float64 tiles per worker thread.
     """
-    from ..backend import cpu_count as _cpu_count  # noqa: PLC0415
+    from ..core.backend import cpu_count as _cpu_count  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     inst = random_instance(n, d, 1.0, rng)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import positive_int
-from ..exact import attention
-from ..gradient import attention_loss_grad_via_attention
-from ..logits import softmax
+from ..core._validate import positive_int
+from ..core.exact import attention
+from ..theory.gradient import attention_loss_grad_via_attention
+from ..core.logits import softmax
 from .stats import fit_slope
 from .cache import memoize
 from .scale import preset

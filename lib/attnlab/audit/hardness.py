@@ -1,5 +1,5 @@
 """The evidence of chapter 06 (``notebooks/06-hardness.ipynb``, claim AT-sentinel): the sentinel gadget of
-:mod:`attnlab.hardness`, its verdict and figure, the helpers the section pages share (random OV sets); the presets and
+:mod:`attnlab.theory.hardness`, its verdict and figure, the helpers the section pages share (random OV sets); the presets and
 rules of the whole chapter. The evidence of its sections is :mod:`attnlab.audit.hardness_decoders`
 (``notebooks/06-hardness-decoders.ipynb``: AT-maxip, AT-ov), :mod:`attnlab.audit.hardness_bounds`
 (``notebooks/06-hardness-bounds.ipynb``: AT-search, AT-seth, AT-ovh) and :mod:`attnlab.audit.hardness_parity`
@@ -13,9 +13,9 @@ import re
 
 import numpy as np
 
-from .._validate import positive_int
-from ..exact import attention
-from ..hardness import (approximate_oracle, sentinel_instance, rowsum_search, sentinel_attention)
+from ..core._validate import positive_int
+from ..core.exact import attention
+from ..theory.hardness import (approximate_oracle, sentinel_instance, rowsum_search, sentinel_attention)
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..hardness import approximate_oracle, rowsum_search, sentinel_attention
+from ..theory.hardness import approximate_oracle, rowsum_search, sentinel_attention
 from .cache import memoize
 from .scale import preset
 from .stats import fit_slope

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..hardness import approximate_oracle, maxip_decode, ov_decode
+from ..theory.hardness import approximate_oracle, maxip_decode, ov_decode
 from .cache import memoize
 from .hardness import MAXIP_MARGIN, OV_TOL, PRESETS, RULES, _frac, _tidy, mpl_null, random_ov_sets
 from .scale import preset

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from ..exact import attention
-from ..hardness import one_sided_factorisation, temperature_absorbed
+from ..core.exact import attention
+from ..theory.hardness import one_sided_factorisation, temperature_absorbed
 from .cache import memoize
 from .hardness import LOWRANK_TOL, PRESETS, PRINTED_TOL, RULES, TEMP_TOL, _tidy
 from .scale import preset

@@ -9,8 +9,8 @@ import itertools
 import math
 import numpy as np
 
-from ..exact import attention
-from ..hardness import (parity_decode, parity_instance, sentinel_attention, sentinel_instance)
+from ..core.exact import attention
+from ..theory.hardness import (parity_decode, parity_instance, sentinel_attention, sentinel_instance)
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson

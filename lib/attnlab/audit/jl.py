@@ -4,7 +4,7 @@ PDA-def), and importable from here too.
 
 The sizes per scale (:data:`PRESETS`), the sweeps and experiments the chapter runs (memoized on disk), the
 ``check_*`` functions that turn them into verdicts, and the chapter's figures. The mathematics they rest on
-(bounds, exact tails, rates, dimension formulas, samplers) is the library module :mod:`attnlab.jl`.
+(bounds, exact tails, rates, dimension formulas, samplers) is the library module :mod:`attnlab.approx.jl`.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..jl import (inner_product_tail, jl_bound_chernoff, jl_bound_printed, large_deviation_rate,
+from ..approx.jl import (inner_product_tail, jl_bound_chernoff, jl_bound_printed, large_deviation_rate,
                   sample_inner_product_error, worst_pair_tail)
 from .cache import memoize
 from .scale import preset
@@ -64,7 +64,7 @@ def tail_grid(m_list, eps_list, mc_trials, rng, *, grid: int = 11, confidence: f
     r"""Exact worst-pair tails, both bounds, and Monte-Carlo counts with Clopper–Pearson intervals on an (ε, m) grid.
 
     Monte-Carlo draws at the worst pair use genuine Gaussian matrices
-    (:func:`attnlab.jl.sample_inner_product_error`) while ``m * mc_trials <= 2e7``, and the
+    (:func:`attnlab.approx.jl.sample_inner_product_error`) while ``m * mc_trials <= 2e7``, and the
     pair's exact two-chi-square law beyond that. Returns a list of dicts, one per point, with keys
     ``eps, m, c_star, tail, bound, chernoff, mc_k, mc_n, mc_lo, mc_hi`` (the interval at ``confidence``)
     and ``mc_lo999`` (the lower limit at 99.9%).

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 from tqdm import tqdm
 
-from ..jl import (smallest_m, jl_bound_chernoff, large_deviation_rate, m_sup_row, m_theorem, m_union_exact, sample_row_max_error)
+from ..approx.jl import (smallest_m, jl_bound_chernoff, large_deviation_rate, m_sup_row, m_theorem, m_union_exact, sample_row_max_error)
 from .cache import memoize
 from .scale import preset
 from .stats import clopper_pearson
@@ -63,7 +63,7 @@ def m_simulated_row(K, q, eps0, delta, trials, rng, *, confidence=0.95):
     r"""Smallest m whose Clopper–Pearson upper bound on :math:`\Pr(\max_j|\mathrm{err}_j|\ge\epsilon_0)` is ≤ δ.
 
     Monotone search over m (doubling, then bisection) with ``trials`` fresh draws of
-    :func:`attnlab.jl.sample_row_max_error` at each m tried, all from ``rng``.
+    :func:`attnlab.approx.jl.sample_row_max_error` at each m tried, all from ``rng``.
     """
     def ok(m):
         k = int((sample_row_max_error(K, q, m, trials, rng=rng) >= eps0).sum())

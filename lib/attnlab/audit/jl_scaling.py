@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from ..exact import attention_matrix
-from ..projection import gaussian_projection, projected_logits
-from ..logits import softmax
+from ..core.exact import attention_matrix
+from ..approx.projection import gaussian_projection, projected_logits
+from ..core.logits import softmax
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict, number_text

@@ -8,7 +8,7 @@ real heads of chapter 12 (read with :func:`attnlab.audit.real_heads.load_heads`)
 the sweeps over m and r, the fixed-m sweep over L, time and traced memory against L (illustrations), the exact
 operation and byte counts that decide the cost claims (SymPy), the §5.1 parameter rule; the ``check_*`` verdicts and
 the figures. The algorithm (:func:`attnlab.pda_attention`), its randomized SVD and the rule
-(:func:`attnlab.m_required`) are the library's :mod:`attnlab.pda`.
+(:func:`attnlab.m_required`) are the library's :mod:`attnlab.approx.pda`.
 """
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ from sklearn.utils.extmath import randomized_svd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..exact import attention, attention_blocked, attention_matrix
-from ..pda import pda_attention
-from ..projection import gaussian_projection, projected_logits
-from ..logits import softmax
-from ..spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
+from ..core.exact import attention, attention_blocked, attention_matrix
+from ..approx.pda import pda_attention
+from ..approx.projection import gaussian_projection, projected_logits
+from ..core.logits import softmax
+from ..theory.spectrum import envelope_constant, powerlaw_fit, powerlaw_tail_bound, singular_values
 from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes

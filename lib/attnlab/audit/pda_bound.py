@@ -13,9 +13,9 @@ import numpy as np
 import sympy as sp
 from threadpoolctl import threadpool_limits
 
-from ..pda import m_required
-from ..projection import gaussian_projection
-from ..logits import softmax
+from ..approx.pda import m_required
+from ..approx.projection import gaussian_projection
+from ..core.logits import softmax
 from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes

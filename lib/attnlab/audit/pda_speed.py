@@ -15,8 +15,8 @@ import numpy as np
 import sympy as sp
 from tqdm import tqdm
 
-from ..exact import attention, attention_blocked
-from ..pda import m_required, pda_attention
+from ..core.exact import attention, attention_blocked
+from ..approx.pda import m_required, pda_attention
 from .cache import memoize
 from .scale import preset
 from .spectrum import _num, _tidy_log_axes

@@ -15,8 +15,8 @@ import sympy as sp
 from scipy import special, stats
 from tqdm import tqdm
 
-from ..exact import attention
-from ..random_features import (draw_omega, favor_attention, favor_features, favor_kernel_variance,
+from ..core.exact import attention
+from ..approx.random_features import (draw_omega, favor_attention, favor_features, favor_kernel_variance,
                                performer_attention)
 from .cache import memoize
 from .scale import preset

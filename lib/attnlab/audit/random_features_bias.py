@@ -10,8 +10,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..exact import attention
-from ..random_features import draw_omega, favor_features, favor_kernel_variance
+from ..core.exact import attention
+from ..approx.random_features import draw_omega, favor_features, favor_kernel_variance
 from .cache import memoize
 from .random_features import KIND_LABELS, PRESETS, _log_ticks, unit_row_mean
 from .scale import preset

@@ -16,9 +16,9 @@ import sympy as sp
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..exact import attention, attention_blocked
-from ..pda import pda_attention
-from ..random_features import linformer_attention, performer_attention
+from ..core.exact import attention, attention_blocked
+from ..approx.pda import pda_attention
+from ..approx.random_features import linformer_attention, performer_attention
 from .cache import memoize
 from .scale import preset
 from .stats import fit_slope

@@ -1,8 +1,8 @@
 """Chapter 08 (``notebooks/08-rank-lower.ipynb``): the evidence for AR-lower and AR-synthetic: the chapter's presets,
 experiments (memoized), slope tables, checks and figures.
 
-The certificates and instances are the library's (:mod:`attnlab.rank_certificates`, :mod:`attnlab.rank_instances`,
-:mod:`attnlab.rank_lattice`); the sphere-2 gap experiment is shared with chapter 07 (:mod:`attnlab.audit.rank_upper`).
+The certificates and instances are the library's (:mod:`attnlab.rank.certificates`, :mod:`attnlab.rank.instances`,
+:mod:`attnlab.rank.lattice`); the sphere-2 gap experiment is shared with chapter 07 (:mod:`attnlab.audit.rank_upper`).
 The evidence of the section page ``notebooks/08-rank-lower-counts.ipynb`` (AR-rlower, AR-count) is
 :mod:`attnlab.audit.rank_lower_counts`, re-exported here.
 """

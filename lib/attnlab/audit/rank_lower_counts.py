@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import (cell_half_width, chebyshev_radius, lattice_beta, lattice_lower_count, lattice_query_radius,
                  row_l1_error, sphere_gv_lower, visible_interaction_dim)
-from ..logits import softmax
+from ..core.logits import softmax
 from .cache import memoize
 from .scale import preset
 from .stats import fit_slope

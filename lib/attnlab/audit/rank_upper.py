@@ -6,9 +6,9 @@ sections share (fits, tick labels, numbers for a reader). Each section has its o
 :mod:`attnlab.audit.rank_upper_robust` (AR-svd, ``07-rank-upper-robust``) and :mod:`attnlab.audit.rank_upper_coarse`
 (AR-coarse and AR-const, ``07-rank-upper-coarse``).
 
-The certificates, heads and instances are the library's (:mod:`attnlab.rank_certificates`,
-:mod:`attnlab.rank_interaction`, :mod:`attnlab.rank_instances`, :mod:`attnlab.rank_lattice`,
-:mod:`attnlab.rank_sphere`); the sphere-2 gap experiment is shared with chapter 08 (:mod:`attnlab.audit.rank_lower`).
+The certificates, heads and instances are the library's (:mod:`attnlab.rank.certificates`,
+:mod:`attnlab.rank.interaction`, :mod:`attnlab.rank.instances`, :mod:`attnlab.rank.lattice`,
+:mod:`attnlab.rank.sphere`); the sphere-2 gap experiment is shared with chapter 08 (:mod:`attnlab.audit.rank_lower`).
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import (family_attention, gibbs_matrix, maximising_values, operator_error, planted_head, rank_lower_certificate,
                 rank_upper_certificate, row_l1_error, sphere_points, visible_interaction_dim)
-from ..logits import softmax
-from ..rank_certificates import row_norms as _vec_norm
+from ..core.logits import softmax
+from ..rank.certificates import row_norms as _vec_norm
 from ._rank_common import SHARED, gap_experiment
 from .cache import memoize
 from .scale import SCALES, preset

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import noisy_head
-from ..rank_interaction import bridge_subspace as _bridge_subspace
+from ..rank.interaction import bridge_subspace as _bridge_subspace
 from .cache import memoize
 from .rank_upper import PRESETS, _log_ticks, _plain, _span_text, reader_number
 from .scale import preset

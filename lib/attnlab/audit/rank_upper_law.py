@@ -4,7 +4,7 @@ AR-sphere-ball, the rules that decide them (:data:`RULES`, stated before the run
 S^2), with the chapter's presets (:data:`attnlab.audit.rank_upper.PRESETS`): experiments (memoized), fits and figures.
 The exact worst-case instances and the two checks are the next section's, :mod:`attnlab.audit.rank_upper_worst`.
 
-The certificates and instances are the library's (:mod:`attnlab.rank_certificates`, :mod:`attnlab.rank_instances`);
+The certificates and instances are the library's (:mod:`attnlab.rank.certificates`, :mod:`attnlab.rank.instances`);
 the sphere-2 gap experiment is shared with chapter 08.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import (chebyshev_radius, family_attention, lattice_instance, lower_certificate_margin, planted_head,
                 rank_lower_certificate, rank_upper_certificate, visible_interaction_dim)
-from ..logits import softmax
+from ..core.logits import softmax
 from ._rank_common import gap_experiment, svd_certificates
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, reader_number

@@ -3,7 +3,7 @@ the residual threshold τ_W, the SVD bridge r_SVD_int(τ) and the robust law on 
 chapter's presets (:data:`attnlab.audit.rank_upper.PRESETS`): experiments (memoized), fits, the check and the figure.
 
 The heads and the bridge are the library's (:func:`attnlab.noisy_head`, :func:`attnlab.svd_bridge`,
-:mod:`attnlab.rank_certificates`).
+:mod:`attnlab.rank.certificates`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import (chebyshev_radius, noisy_head, rank_upper_certificate, row_l1_error, svd_bridge,
                 visible_interaction_dim)
-from ..rank_interaction import bridge_subspace as _bridge_subspace
+from ..rank.interaction import bridge_subspace as _bridge_subspace
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks
 from .scale import preset

@@ -4,8 +4,8 @@ evaluated exactly, never materialised: both certificates, their cross-checks on 
 fits, the checks (on the rules :data:`attnlab.audit.rank_upper_law.RULES`, stated on the section before) and the figure.
 The materialised matrices the checks also read are those of :mod:`attnlab.audit.rank_upper_law`.
 
-The certificates and instances are the library's (:mod:`attnlab.rank_lattice`, :mod:`attnlab.rank_sphere`,
-:mod:`attnlab.rank_instances`).
+The certificates and instances are the library's (:mod:`attnlab.rank.lattice`, :mod:`attnlab.rank.sphere`,
+:mod:`attnlab.rank.instances`).
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import (kron_error_bound, kron_factor, lattice_instance, lattice_kron_upper, lattice_lower_count,
                 row_l1_error, sphere_gv_lower, sphere_harmonic_upper)
-from ..logits import softmax
-from ..rank_sphere import harmonic_coefficients as _harmonic_coefficients
+from ..core.logits import softmax
+from ..rank.sphere import harmonic_coefficients as _harmonic_coefficients
 from ._rank_common import gap_experiment
 from .cache import memoize
 from .rank_upper import PRESETS, _fit, _log_ticks, _plain, reader_number

@@ -40,7 +40,7 @@ from .. import (attention_blocked, attention_matrix, energy_count, linformer_att
                 performer_attention, powerlaw_fit, rank_lower_certificate, rank_upper_certificate,
                 envelope_constant, gaussian_projection, powerlaw_tail_bound, singular_values, svd_bridge,
                 tail_norm, visible_interaction_dim)
-from ..rank_interaction import bridge_subspace as _bridge_subspace
+from ..rank.interaction import bridge_subspace as _bridge_subspace
 from .cache import memoize
 from .random_features import _peak, _timed
 from .scale import preset

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from ..projection import gaussian_projection, projected_logits
-from ..logits import softmax
-from ..perturbation import l1_change
+from ..approx.projection import gaussian_projection, projected_logits
+from ..core.logits import softmax
+from ..theory.perturbation import l1_change
 from .cache import memoize
 from .verdict import Verdict
 from .softmax_stability import PRESETS  # noqa: F401 (the page reads them from this module)

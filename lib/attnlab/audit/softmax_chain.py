@@ -12,9 +12,9 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..adversarial import sup_ratio
-from ..logits import softmax
-from ..perturbation import chain_bounds, chain_measure, two_key_instance
+from ..theory.adversarial import sup_ratio
+from ..core.logits import softmax
+from ..theory.perturbation import chain_bounds, chain_measure, two_key_instance
 from .cache import memoize
 from .stats import fit_slope
 from .verdict import Verdict, number_text
@@ -176,7 +176,7 @@ def real_heads_sqrtl(eps, rng):
     Returns one dict per (text, layer, head) series: ``text``, ``layer``, ``head``, ``n``, ``r`` (per n) and
     ``slope`` (least squares of log r on log n).
     """
-    from ..logits import softmax as _sm  # noqa: PLC0415
+    from ..core.logits import softmax as _sm  # noqa: PLC0415
     from .real_heads import data_dir  # noqa: PLC0415
 
     z = np.load(data_dir() / "heads.npz")

@@ -3,7 +3,7 @@ is in :mod:`attnlab.audit.softmax_chain` (PDA-chain, PDA-sqrtL) and :mod:`attnla
 (PDA-amplify), and importable from here too.
 
 The library side (the bounds, the ratios, the sharp instances, the chain's bounds and its blockwise measurement,
-the multi-start search :func:`attnlab.sup_ratio`) is in :mod:`attnlab.perturbation` and :mod:`attnlab.adversarial`.
+the multi-start search :func:`attnlab.sup_ratio`) is in :mod:`attnlab.theory.perturbation` and :mod:`attnlab.theory.adversarial`.
 Here: the sizes per scale (``PRESETS``), the searches as this chapter runs them (start distributions, boxes,
 sampling), the experiments (memoized), the slope fits, the ``check_*`` functions that compute the verdicts, and
 the figures.
@@ -15,9 +15,9 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from .._validate import positive_int
-from ..adversarial import sup_ratio
-from ..perturbation import (l1_change, l1_change_grad, lipschitz_instance,
+from ..core._validate import positive_int
+from ..theory.adversarial import sup_ratio
+from ..theory.perturbation import (l1_change, l1_change_grad, lipschitz_instance,
                             lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance)
 from .cache import memoize
 from .scale import preset

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy import sparse, stats
 
-from ..sparse_patterns import (log_target, moment_curve_attention,
+from ..theory.sparse_patterns import (log_target, moment_curve_attention,
                                packing_dimension_bound, pattern_profile, resample_success, sparse_dimension_bound)
 from .cache import memoize
 from .scale import preset

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..sparse_patterns import packing_dimension_bound
+from ..theory.sparse_patterns import packing_dimension_bound
 from .scale import preset
 from .stats import fit_slope
 from .verdict import Verdict

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from ..sparse_patterns import (construct_sparse_attention, construction_operation_count, log_target, pattern_profile,
+from ..theory.sparse_patterns import (construct_sparse_attention, construction_operation_count, log_target, pattern_profile,
                                resample_success, sparse_dimension_bound)
 from .cache import memoize
 from .scale import preset

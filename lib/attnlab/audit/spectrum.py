@@ -9,7 +9,7 @@ Singular values of :math:`A = \mathrm{rowsoftmax}(b\,QK^\top/\sqrt d)` for Gauss
 :math:`\exp(q^\top k/\sqrt d)`: the scale presets, the experiments (memoized), the ``check_*`` verdicts and the
 figures. ``b`` is a multiplier of the standard inverse temperature :math:`1/\sqrt d` (sharpening for ``b > 1``).
 The quantities themselves (singular values, energy count, tails, power-law fit and bound, the kernel) are the
-library's :mod:`attnlab.spectrum`.
+library's :mod:`attnlab.theory.spectrum`.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validate import positive_int
-from ..exact import attention_matrix
-from ..logits import softmax
-from ..spectrum import (envelope_constant, powerlaw_fit, powerlaw_tail_bound, tail_norm)
+from ..core._validate import positive_int
+from ..core.exact import attention_matrix
+from ..core.logits import softmax
+from ..theory.spectrum import (envelope_constant, powerlaw_fit, powerlaw_tail_bound, tail_norm)
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict, number_text
@@ -364,8 +364,8 @@ def rsvd_experiment(p: dict, seed: int):
     L = ``rsvd_L``), its Eckart–Young optimum :math:`\sqrt{\sum_{k>r}\sigma_k^2}` at r = ``rsvd_r``, and the error of
     the randomized SVD for each (p, q) of ``rsvd_pq`` (q = 0 by :func:`_sketch_svd`, q ≥ 1 by
     :func:`attnlab.randomized_svd_op`) with its flop count; and the counts at each L of ``rsvd_count_L``."""
-    from ..pda import randomized_svd_op  # noqa: PLC0415
-    from ..projection import gaussian_projection, projected_logits  # noqa: PLC0415
+    from ..approx.pda import randomized_svd_op  # noqa: PLC0415
+    from ..approx.projection import gaussian_projection, projected_logits  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     L, r, d, m = p["rsvd_L"], p["rsvd_r"], 64, 128

@@ -12,8 +12,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validate import positive_int
-from ..spectrum import energy_count, softmax_kernel
+from ..core._validate import positive_int
+from ..theory.spectrum import energy_count, softmax_kernel
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict, number_text

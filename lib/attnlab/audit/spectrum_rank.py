@@ -12,8 +12,8 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..exact import attention_matrix
-from ..spectrum import energy_count, powerlaw_fit, singular_values
+from ..core.exact import attention_matrix
+from ..theory.spectrum import energy_count, powerlaw_fit, singular_values
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict

@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
-from .._validate import positive_int
-from ..exact import attention_matrix
-from ..logits import softmax
-from ..rank_certificates import rank_lower_certificate, rank_upper_certificate
-from ..spectrum import energy_count, singular_values
+from ..core._validate import positive_int
+from ..core.exact import attention_matrix
+from ..core.logits import softmax
+from ..rank.certificates import rank_lower_certificate, rank_upper_certificate
+from ..theory.spectrum import energy_count, singular_values
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict, number_text
