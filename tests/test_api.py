@@ -150,12 +150,14 @@ def test_old_module_path_is_the_moved_module(old):
 
 
 def test_nothing_the_project_ships_uses_an_old_module_path():
-    """The shims are for users' code: the library, the audit, the chapters, the scripts and the tests use the folders."""
+    """The shims are for users' code: the library, the audit, the chapters, the scripts and the tests use
+    the folders."""
     root = LIB.parent.parent
     alternation = "|".join(sorted(attnlab.OLD_MODULES, key=len, reverse=True))
     absolute = re.compile(rf"\battnlab\.({alternation})\b(?!\.py)")
     #: ``from ..<old>`` one folder down (audit, core, approx, ...) and ``from .<old>`` beside the shims.
-    relative = {LIB: re.compile(rf"from \.({alternation}) import"), "sub": re.compile(rf"from \.\.({alternation}) import")}
+    relative = {LIB: re.compile(rf"from \.({alternation}) import"),
+                "sub": re.compile(rf"from \.\.({alternation}) import")}
     shims = {LIB / f"{old}.py" for old in attnlab.OLD_MODULES}
     found = []
     for folder in ("lib", "notebooks", "scripts", "benchmarks", "tests"):
