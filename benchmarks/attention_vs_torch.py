@@ -16,6 +16,12 @@ goes on to 65,536, about 20 minutes):
   NumPy's exp costs next to the products; and, per row, the "GEMM floor": the CPU time of those two products alone
   over all the tiles of the call (half for causal), against which both libraries' CPU times are set.
 
+Every timed call starts ``--pause`` seconds (default 0.05) after the previous call ended. torch's CPU wheel runs its
+threads under GNU OpenMP, whose worker threads keep spinning for a while after a call (libgomp's default wait policy);
+a call started at once shares the cores, and the CPU time of the process, with them. The pause lets them sleep, for
+both libraries alike. The run also measures that effect once (L = 4096, float32): each library timed right after a
+torch call and right after one of its own calls, both without the pause (``spin_check`` in the JSON file).
+
 Records the date, the commit, os.getloadavg() before and after, the CPU count and the thread counts of torch and of
 the BLAS (threadpoolctl) in the JSON file that the book's Performance page reads. The machine should be quiet: the
 load average says whether it was.
@@ -54,12 +60,15 @@ def _clock(fn):
     return time.perf_counter() - w, time.process_time() - c
 
 
-def alternate(fa, fb, repeats):
-    """Median (wall, cpu) of fa and of fb, called alternately after one warm-up call each."""
+def alternate(fa, fb, repeats, pause=0.0):
+    """Median (wall, cpu) of fa and of fb, called alternately after one warm-up call each, each timed call
+    ``pause`` seconds after the previous one ended."""
     fa(), fb()
     a, b = [], []
     for _ in range(repeats):
+        time.sleep(pause)
         a.append(_clock(fa))
+        time.sleep(pause)
         b.append(_clock(fb))
     med = lambda xs, k: float(np.median([x[k] for x in xs]))  # noqa: E731
     return (med(a, 0), med(a, 1)), (med(b, 0), med(b, 1))
@@ -92,6 +101,25 @@ def tile_profile(dtype, rng, block=1024, d=64, repeats=10):
                 exp_over_gemms=t["exp"] / (t["gemm_scores"] + t["gemm_values"]))
 
 
+def spin_check(F, rng, d, block, L=4096, repeats=9):
+    """Median wall and CPU seconds of each library's call at L, float32, without any pause: right after a torch call
+    (the two alternate) and right after a call of its own (each repeated alone)."""
+    import torch  # noqa: PLC0415
+
+    Q, K, V = (rng.standard_normal((L, d)).astype(np.float32) for _ in range(3))
+    tq, tk, tv = (torch.from_numpy(a)[None, None] for a in (Q, K, V))
+    fa = lambda: attnlab.attention_blocked(Q, K, V, block=block)  # noqa: E731
+    ft = lambda: F.scaled_dot_product_attention(tq, tk, tv)  # noqa: E731
+    (aw, ac), (tw, tc) = alternate(fa, ft, repeats)
+    (aw1, ac1), _ = alternate(fa, fa, repeats)
+    (tw1, tc1), _ = alternate(ft, ft, repeats)
+    return dict(L=L, dtype="float32", repeats=repeats,
+                attnlab_after_torch_seconds=aw, attnlab_after_torch_cpu_seconds=ac,
+                attnlab_after_attnlab_seconds=aw1, attnlab_after_attnlab_cpu_seconds=ac1,
+                torch_after_attnlab_seconds=tw, torch_after_attnlab_cpu_seconds=tc,
+                torch_after_torch_seconds=tw1, torch_after_torch_cpu_seconds=tc1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="data/benchmarks/attention-vs-torch.json")
@@ -99,6 +127,7 @@ def main(argv=None):
     ap.add_argument("--d", type=int, default=64)
     ap.add_argument("--block", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pause", type=float, default=0.05, help="seconds of idle before every timed call")
     args = ap.parse_args(argv)
     import torch  # noqa: PLC0415
     import torch.nn.functional as F  # noqa: PLC0415
@@ -114,6 +143,9 @@ def main(argv=None):
         print(f"tile {p['dtype']}: " + ", ".join(f"{k} {v * 1e3:.3f} ms" for k, v in p["seconds"].items())
               + f"; exp / GEMMs = {p['exp_over_gemms']:.2f}", flush=True)
     gemms = {p["dtype"]: p["seconds"]["gemm_scores"] + p["seconds"]["gemm_values"] for p in profile}
+    spin = spin_check(F, rng, d, args.block)
+    print("spin check (L = 4096, float32, no pause): " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in spin.items()
+                                                                    if k.endswith("seconds")), flush=True)
     rows = []
     for dtype in (np.float32, np.float64):
         L = 1024
@@ -124,7 +156,7 @@ def main(argv=None):
             for causal in (False, True):
                 (aw, ac), (tw, tc) = alternate(
                     lambda: attnlab.attention_blocked(Q, K, V, causal=causal, block=args.block),
-                    lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal), repeats)
+                    lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal), repeats, args.pause)
                 flops = 4 * L * L * d / (2 if causal else 1)
                 row = dict(dtype=np.dtype(dtype).name, L=L, d=d, causal=causal, repeats=repeats,
                            attnlab_seconds=aw, torch_seconds=tw, attnlab_cpu_seconds=ac, torch_cpu_seconds=tc,
@@ -150,10 +182,12 @@ def main(argv=None):
                python=platform.python_version(), numpy=np.__version__, torch=torch.__version__,
                machine=platform.machine(), cpu=cpu_model(), cores=len(os.sched_getaffinity(0)),
                torch_threads=torch.get_num_threads(), blas=blas,
-               parameters=dict(d=d, seed=args.seed, max_L=max_L, block=args.block, full=args.full),
+               parameters=dict(d=d, seed=args.seed, max_L=max_L, block=args.block, full=args.full,
+                               pause=args.pause),
                date=date, loadavg_start=list(load_start),
                loadavg_end=list(os.getloadavg()), wall_seconds=time.perf_counter() - t_start,
-               gemm_gflops=gemm, tile_profile=profile, rows=rows)
+               omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), gemm_gflops=gemm, tile_profile=profile,
+               spin_check=spin, rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.out} in {out['wall_seconds']:.0f} s")
