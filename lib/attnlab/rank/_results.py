@@ -6,14 +6,7 @@
 """
 from __future__ import annotations
 
-import warnings
-
-from ..core._results import former_dict
-
-
-def _warn(cls, spelling: str, instead: str) -> None:
-    warnings.warn(f"{cls.__name__} is no longer a dict: {spelling} is deprecated; use {instead}",
-                  DeprecationWarning, stacklevel=3)
+from ..core._results import _warn, former_dict
 
 
 def former_dict_renamed(**old_to_new: str):
