@@ -134,6 +134,7 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rc.lower_certificate_dominance, (np.ones(4), CERT), {}, ValueError, "B must be 2-dimensional"),
     (rc.svd_upper_certificates, (A3, 0.5), {}, TypeError, "eps must be a sequence"),
     (rc.svd_upper_certificates, (A3, "0.5"), {}, TypeError, "eps must be a sequence"),
+    (rc.svd_upper_certificates, (A3, np.array(0.5)), {}, TypeError, "eps must be a sequence"),
     (rc.svd_upper_certificates, (A3, [0.5, 2.5]), {}, ValueError, "eps"),
     (rc.svd_upper_certificates, (A3 * 2, [0.5]), {}, ValueError, "A must be row-stochastic"),
     (rc.lower_certificate_margin, (A3, rc.LowerCertificate(1, 0.5, [7], [np.array([0])], [1.0])), {}, ValueError,
@@ -218,6 +219,7 @@ def test_svd_upper_certificates_are_the_svd_certificates_at_each_eps():
         assert rc.row_l1_error(A, c.matrix()) == pytest.approx(c.error) and c.error <= e
     assert certs[1].bound >= certs[2].bound >= certs[0].bound
     assert rc.svd_upper_certificates(A, ()) == []
+    assert [c.bound for c in rc.svd_upper_certificates(A, np.array(eps))] == [c.bound for c in certs]
 
 
 def test_lower_certificate_dominance_against_the_definition():

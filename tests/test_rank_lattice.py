@@ -1,6 +1,7 @@
 """The lattice ball of AR-lower without materialising it (attnlab.rank.lattice), against brute force and the
 materialised instance."""
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -158,6 +159,7 @@ def test_lattice_lower_count_is_a_result_whose_old_keys_warn():
                                   "margin_ok"]
     with pytest.warns(DeprecationWarning):
         assert dict(x.items())["M"] == x.bound
+    assert pickle.loads(pickle.dumps(x)) == x  # the audit's cache pickles results
     empty = rl.lattice_lower_count(2, 1e3, 1.5)
     assert (empty.bound, empty.ell, empty.margin_ok) == (0, None, True)
 

@@ -24,7 +24,7 @@ import math
 import time
 import warnings
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -489,7 +489,7 @@ def rank_upper_certificate(A: ArrayLike, eps: float, method: str = "best") -> Up
     return UpperCertificate(int(k), err, eps, method, left, right, time.perf_counter() - t0)
 
 
-def svd_upper_certificates(A: ArrayLike, eps: Sequence[float]) -> list[UpperCertificate]:
+def svd_upper_certificates(A: ArrayLike, eps: Iterable[float]) -> list[UpperCertificate]:
     r"""The ``"svd"`` upper certificates of A at several tolerances, from one SVD of A.
 
     For each ε of ``eps`` the certificate ``rank_upper_certificate(A, ε, "svd")`` (the smallest rank k whose
@@ -502,7 +502,7 @@ def svd_upper_certificates(A: ArrayLike, eps: Sequence[float]) -> list[UpperCert
     A : array (n, L), float32 or float64
         Row-stochastic (as for :func:`rank_upper_certificate`).
     eps : sequence of float in (0, 2)
-        The tolerances, in any order.
+        The tolerances, in any order (a list, a tuple, a 1-D array).
 
     Returns
     -------
@@ -528,8 +528,12 @@ def svd_upper_certificates(A: ArrayLike, eps: Sequence[float]) -> list[UpperCert
     True
     """
     A = _stochastic(A)
-    if isinstance(eps, (str, bytes)) or not isinstance(eps, Sequence):
-        raise TypeError(f"eps must be a sequence of tolerances, not {type(eps).__name__}")
+    try:
+        if isinstance(eps, (str, bytes)):
+            raise TypeError
+        eps = list(eps)
+    except TypeError:
+        raise TypeError(f"eps must be a sequence of tolerances, not {type(eps).__name__}") from None
     eps = [_eps(e) for e in eps]
     t0 = time.perf_counter()
     factors = _svd_factors(A)
