@@ -74,8 +74,7 @@ def test_property_lower_below_upper(seed, n, L, scale, eps):
     up = rc.rank_upper_certificate(A, eps, "best")
     assert low.bound <= up.bound
     if low.bound:
-        margin, dom = rc.lower_certificate_margin(A, low, up.matrix())
-        assert margin > 0 and dom > 0
+        assert rc.lower_certificate_margin(A, low) > 0 and rc.lower_certificate_dominance(up.matrix(), low) > 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -91,7 +90,7 @@ def test_lower_certificate_margin_of_an_empty_certificate_and_by_hand():
     A = np.full((3, 4), 0.25)
     empty = rc.rank_lower_certificate(A, 1.5)  # no set carries mass > 1.25
     assert empty.bound == 0 and rc.lower_certificate_margin(A, empty) == np.inf
-    assert rc.lower_certificate_margin(A, empty, A) == (np.inf, np.inf)
+    assert rc.lower_certificate_dominance(A, empty) == np.inf
     cert = rc.LowerCertificate(1, 0.5, [0], [np.arange(4)], [1.0])
     assert rc.lower_certificate_margin(A, cert) == pytest.approx(0.5)
 
@@ -129,7 +128,15 @@ BAD = [  # (function, args, kwargs, exception, message naming the argument)
     (rc.rank_lower_certificate, (-A3, 0.5), {}, ValueError, "A must be row-stochastic"),
     (rc.rank_lower_certificate, (np.array([[np.inf, 0.0]]), 0.5), {}, ValueError, "A contains"),
     (rc.lower_certificate_margin, (A3, "cert"), {}, TypeError, "cert must be a LowerCertificate"),
-    (rc.lower_certificate_margin, (A3, CERT, np.zeros((2, 4))), {}, ValueError, "B must have the shape"),
+    (rc.lower_certificate_dominance, (A3, "cert"), {}, TypeError, "cert must be a LowerCertificate"),
+    (rc.lower_certificate_dominance, (A3, rc.LowerCertificate(1, 0.5, [7], [np.array([0])], [1.0])), {},
+     ValueError, "cert has rows or columns outside"),
+    (rc.lower_certificate_dominance, (np.ones(4), CERT), {}, ValueError, "B must be 2-dimensional"),
+    (rc.svd_upper_certificates, (A3, 0.5), {}, TypeError, "eps must be a sequence"),
+    (rc.svd_upper_certificates, (A3, "0.5"), {}, TypeError, "eps must be a sequence"),
+    (rc.svd_upper_certificates, (A3, np.array(0.5)), {}, TypeError, "eps must be a sequence"),
+    (rc.svd_upper_certificates, (A3, [0.5, 2.5]), {}, ValueError, "eps"),
+    (rc.svd_upper_certificates, (A3 * 2, [0.5]), {}, ValueError, "A must be row-stochastic"),
     (rc.lower_certificate_margin, (A3, rc.LowerCertificate(1, 0.5, [7], [np.array([0])], [1.0])), {}, ValueError,
      "cert has rows or columns outside A"),
     (rc.lower_certificate_margin, (A3, rc.LowerCertificate(1, 0.5, [0], [np.array([9])], [1.0])), {}, ValueError,
@@ -190,8 +197,47 @@ def test_both_certificates_name_their_bound_bound():
 
     A = softmax(np.random.default_rng(4).standard_normal((6, 5)) * 3)
     up, low = rc.rank_upper_certificate(A, 0.5, "svd"), rc.rank_lower_certificate(A, 0.5)
-    assert up.rank == up.bound and low.M == low.bound
+    with pytest.warns(DeprecationWarning, match="use .bound"):
+        assert up.rank == up.bound
+    with pytest.warns(DeprecationWarning, match="use .bound"):
+        assert low.M == low.bound
     for cert in (up, low):
         assert "bound" in {f.name for f in dataclasses.fields(cert)}
         with pytest.raises(dataclasses.FrozenInstanceError):
             cert.bound = 0
+
+
+def test_svd_upper_certificates_are_the_svd_certificates_at_each_eps():
+    """One SVD for several ε gives, per ε, the certificate rank_upper_certificate(A, ε, "svd") gives alone."""
+    A = softmax(np.random.default_rng(5).standard_normal((40, 12)) * 4)
+    eps = [0.6, 0.1, 0.3]
+    certs = rc.svd_upper_certificates(A, eps)
+    assert [c.eps for c in certs] == eps and all(c.method == "svd" for c in certs)
+    for c, e in zip(certs, eps):
+        alone = rc.rank_upper_certificate(A, e, "svd")
+        assert (c.bound, c.error) == (alone.bound, alone.error)
+        assert rc.row_l1_error(A, c.matrix()) == pytest.approx(c.error) and c.error <= e
+    assert certs[1].bound >= certs[2].bound >= certs[0].bound
+    assert rc.svd_upper_certificates(A, ()) == []
+    assert [c.bound for c in rc.svd_upper_certificates(A, np.array(eps))] == [c.bound for c in certs]
+
+
+def test_lower_certificate_dominance_against_the_definition():
+    """The dominance margin is min_a C_aa − Σ_{b≠a} |C_ab| with C_ab = Σ_{j∈S_b} B_{i_a j}, computed by hand."""
+    rng = np.random.default_rng(6)
+    B = rng.standard_normal((5, 6))
+    cert = rc.LowerCertificate(2, 0.5, [3, 1], [np.array([0, 4]), np.array([2])], [])
+    C = np.array([[B[i, s].sum() for s in cert.sets] for i in cert.rows])
+    expected = min(abs(C[a, a]) - sum(abs(C[a, b]) for b in range(2) if b != a) for a in range(2))
+    assert rc.lower_certificate_dominance(B, cert) == pytest.approx(expected)
+
+
+def test_lower_certificate_margin_with_B_is_deprecated_and_returns_both_margins():
+    A = np.repeat(np.eye(3), 4, axis=0)
+    low = rc.rank_lower_certificate(A, 0.5)
+    B = 0.9 * A + 0.1 / 3
+    with pytest.warns(DeprecationWarning, match="lower_certificate_dominance"):
+        pair = rc.lower_certificate_margin(A, low, B)
+    assert pair == (rc.lower_certificate_margin(A, low), rc.lower_certificate_dominance(B, low))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="B must have the shape"):
+        rc.lower_certificate_margin(A3, CERT, np.zeros((2, 4)))

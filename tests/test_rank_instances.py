@@ -84,4 +84,12 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 
 def test_every_public_function_has_bad_cases():
     covered = {fn.__name__ for fn, *_ in BAD}
-    assert set(ins.__all__) <= covered
+    assert {n for n in ins.__all__ if n[0].islower()} <= covered
+
+
+def test_heads_unpack_as_before_and_name_their_parts():
+    for head in (ins.planted_head(6, 5, 4, 2, rng=np.random.default_rng(8)),
+                 ins.noisy_head(6, 5, 4, 2, 0.1, rng=np.random.default_rng(8))):
+        Q, K = head
+        assert isinstance(head, ins.Head) and head.Q is Q and head.K is K
+        assert Q.shape == (6, 4) and K.shape == (5, 4)

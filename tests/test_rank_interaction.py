@@ -51,14 +51,14 @@ def test_property_svd_bridge_chain(seed, beta, r):
     rng = np.random.default_rng(seed)
     Q, K = attnlab.noisy_head(40, 30, 8, 2, 0.1, rng=rng)
     b = rn.svd_bridge(Q, K, beta, r)
-    assert b["error"] <= b["tau_exact"] + 1e-12 <= b["tau_width"] + 2e-12 <= b["tau_spec"] + 3e-12
+    assert b.error <= b.tau_exact + 1e-12 <= b.tau_width + 2e-12 <= b.tau_spec + 3e-12
 
 
 def test_svd_bridge_at_full_rank_leaves_nothing():
     rng = np.random.default_rng(6)
     Q, K = attnlab.noisy_head(20, 15, 4, 2, 0.1, rng=rng)
     b = rn.svd_bridge(Q, K, 3.0, 4, center=Q.mean(axis=0))
-    assert b["tau_spec"] == 0 and b["error"] < 1e-12 and b["explained"] == pytest.approx(1.0)
+    assert b.tau_spec == 0 and b.error < 1e-12 and b.explained == pytest.approx(1.0)
 
 
 @given(st.integers(2, 40), st.integers(1, 3), st.integers(0, 10_000))
@@ -135,3 +135,24 @@ def test_bridge_subspace_is_the_svd_of_the_centred_visible_keys():
     assert np.allclose(Z, (K - K.mean(0)) @ Uq.T @ Uq)
     assert np.allclose(s, np.linalg.svd(K - K.mean(0), compute_uv=False))
     assert np.allclose(np.abs(W.T @ np.linalg.svd(Z)[2][:2].T), np.eye(2), atol=1e-8)
+
+
+# ------------------------------------------------------------------- result objects (book/conventions.md, Results)
+def test_svd_bridge_is_a_result_whose_old_keys_warn():
+    rng = np.random.default_rng(12)
+    Q, K = attnlab.noisy_head(20, 15, 4, 2, 0.1, rng=rng)
+    b = rn.svd_bridge(Q, K, 2.0, 1)
+    assert isinstance(b, rn.SvdBridge) and b.r == 1 and b.A.shape == b.A_W.shape == (20, 15)
+    assert b.error == attnlab.row_l1_error(b.A, b.A_W)
+    with pytest.warns(DeprecationWarning, match=r"SvdBridge is no longer a dict: res\['tau_exact'\].*\.tau_exact"):
+        assert b["tau_exact"] == b.tau_exact
+    with pytest.warns(DeprecationWarning):
+        assert "A_W" in b and b.get("rho") == b.rho
+
+
+def test_bregman_gap_unpacks_and_names_its_terms():
+    Kx = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    g = rn.bregman_gap(Kx, np.zeros(3), 1.5, np.array([0.2, -0.1]), np.array([-0.4, 0.3]))
+    lhs, kl, rest = g
+    assert isinstance(g, rn.BregmanGap) and (g.lhs, g.kl_term, g.rest) == (lhs, kl, rest)
+    assert lhs == pytest.approx(kl + rest, abs=1e-12) and kl > 0

@@ -1,6 +1,7 @@
 """The lattice ball of AR-lower without materialising it (attnlab.rank.lattice), against brute force and the
 materialised instance."""
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -38,31 +39,31 @@ def test_query_radius_against_brute_force(d, gamma):
 @pytest.mark.parametrize("beta,eps", [(120.0, 0.25), (300.0, 0.5)])
 def test_kronecker_certificate_materialised(beta, eps):
     c = rl.lattice_kron_upper(2, beta, eps, svd_max=10**6)
-    A, _, _, info = attnlab.lattice_instance(2, c["gamma"], eps, margin=8)
-    assert A.shape[0] == c["n"] and info["beta"] == pytest.approx(c["beta"], rel=1e-12) and c["beta"] <= beta
-    A1, U, s, Vt = rl._lattice_svd(c["gamma"], 8)
-    B1 = (U[:, :c["k1"]] * s[:c["k1"]]) @ Vt[:c["k1"]]
-    g = math.floor(c["gamma"])
-    rows = [(x, y) for x in range(-g, g + 1) for y in range(-g, g + 1) if x * x + y * y <= c["gamma"] ** 2 + 1e-9]
+    A, _, _, info = attnlab.lattice_instance(2, c.gamma, eps, margin=8)
+    assert A.shape[0] == c.n and info.beta == pytest.approx(c.beta, rel=1e-12) and c.beta <= beta
+    A1, U, s, Vt = rl._lattice_svd(c.gamma, 8)
+    B1 = (U[:, :c.k1] * s[:c.k1]) @ Vt[:c.k1]
+    g = math.floor(c.gamma)
+    rows = [(x, y) for x in range(-g, g + 1) for y in range(-g, g + 1) if x * x + y * y <= c.gamma ** 2 + 1e-9]
     Akron = np.stack([np.kron(A1[x + g], A1[y + g]) for x, y in rows])
     assert np.abs(Akron - A).max() < 1e-15  # the instance is the Kronecker power, restricted to the ball
     B = np.stack([np.kron(B1[x + g], B1[y + g]) for x, y in rows])
     E, S = np.abs(A1 - B1).sum(axis=1).max(), np.abs(B1).sum(axis=1).max()
     assert attnlab.row_l1_error(A, B) <= E * (1 + S) + 1e-12 and E * (1 + S) <= eps
-    assert np.linalg.matrix_rank(B) <= c["k1"] ** 2 and c["rank"] == min(c["k1"] ** 2, c["n"])
+    assert np.linalg.matrix_rank(B) <= c.k1 ** 2 and c.bound == min(c.k1 ** 2, c.n)
 
 
 def test_kronecker_skips_the_svd_beyond_svd_max():
     c = rl.lattice_kron_upper(3, 1e4, 0.25, svd_max=11)
-    assert c["method"] == "rows" and c["k1"] is None and c["rank"] == c["n"] == rl.lattice_row_count(3, c["gamma"])
+    assert c.method == "rows" and c.k1 is None and c.bound == c.n == rl.lattice_row_count(3, c.gamma)
 
 
 @settings(max_examples=40, deadline=None)
 @given(d=st.sampled_from([2, 3, 4, 6]), beta=st.floats(10.0, 1e5), eps=st.floats(0.05, 1.9))
 def test_property_lattice_certificates_are_ordered(d, beta, eps):
     up, lo = rl.lattice_kron_upper(d, beta, eps, svd_max=400), rl.lattice_lower_count(d, beta, eps)
-    assert lo["margin_ok"] and 0 <= lo["M"] <= up["rank"] <= up["n"] and up["error_bound"] <= eps
-    assert (lo["M"] == 0) == (eps >= 1) and up["beta"] == lo["beta"] <= beta
+    assert lo.margin_ok and 0 <= lo.bound <= up.bound <= up.n and up.error_bound <= eps
+    assert (lo.bound == 0) == (eps >= 1) and up.beta == lo.beta <= beta
 
 
 def test_lattice_beta_and_gamma_are_inverse():
@@ -80,13 +81,13 @@ def test_lattice_certificate_materialised():
     assert (own > (1 + 0.25) / 2).all()
     assert attnlab.rank_lower_certificate(A, 0.25).bound >= len(cells)
     x = attnlab.lattice_lower_count(2, 1e4, 0.25)
-    assert x["margin_ok"] and x["M"] > 0
+    assert x.margin_ok and x.bound > 0
 
 
 def test_lattice_instance_messages_certify():
     A, msg, cells, info = rl.lattice_instance(2, 6.0, 0.5)
     cert = attnlab.LowerCertificate(len(msg), 0.5, list(msg), cells, [])
-    assert info["min_own_mass"] > 0.75 and attnlab.lower_certificate_margin(A, cert) > 0
+    assert info.min_own_mass > 0.75 and attnlab.lower_certificate_margin(A, cert) > 0
     assert attnlab.rank_upper_certificate(A, 0.5, "svd").bound >= len(msg)
 
 
@@ -137,4 +138,54 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 
 
 def test_every_public_function_has_bad_cases():
-    assert set(rl.__all__) <= {fn.__name__ for fn, *_ in BAD}
+    assert {n for n in rl.__all__ if n[0].islower()} <= {fn.__name__ for fn, *_ in BAD}
+
+
+# ------------------------------------------------------------------- result objects (book/conventions.md, Results)
+def test_lattice_lower_count_is_a_result_whose_old_keys_warn():
+    x = rl.lattice_lower_count(2, 1e3, 0.5)
+    assert isinstance(x, rl.LatticeLower) and x._fields[8] == "bound"
+    assert x.bound == rl.lattice_row_count(2, x.gamma / x.ell) and x.R == math.ceil(x.gamma) + 8
+    with pytest.warns(DeprecationWarning, match=r"LatticeLower is no longer a dict: res\['M'\].*use \.bound"):
+        assert x["M"] == x.bound
+    with pytest.warns(DeprecationWarning, match=r"use \.gamma"):
+        assert x["gamma"] == x.gamma
+    with pytest.warns(DeprecationWarning):
+        assert x.get("M") == x.bound and x.get("missing", 7) == 7
+    with pytest.warns(DeprecationWarning):
+        assert "M" in x and "ell" in x
+    with pytest.warns(DeprecationWarning):
+        assert list(x.keys()) == ["d", "beta", "beta_nominal", "eps", "gamma", "R", "log10_tokens", "ell", "M", "mass",
+                                  "margin_ok"]
+    with pytest.warns(DeprecationWarning):
+        assert dict(x.items())["M"] == x.bound
+    assert pickle.loads(pickle.dumps(x)) == x  # the audit's cache pickles results
+    empty = rl.lattice_lower_count(2, 1e3, 1.5)
+    assert (empty.bound, empty.ell, empty.margin_ok) == (0, None, True)
+
+
+def test_lattice_kron_upper_is_a_result_whose_old_keys_warn():
+    c = rl.lattice_kron_upper(2, 1e3, 0.5)
+    assert isinstance(c, rl.KronUpper) and c.bound == min(c.kron_rank, c.n) and c.error_bound <= c.eps
+    with pytest.warns(DeprecationWarning, match=r"KronUpper is no longer a dict: res\['rank'\].*use \.bound"):
+        assert c["rank"] == c.bound
+    with pytest.warns(DeprecationWarning):
+        assert c["method"] == c.method == "kronecker-svd"
+    with pytest.warns(DeprecationWarning):
+        assert "rank" in list(c.keys()) and "bound" not in list(c.keys())
+
+
+def test_instances_unpack_as_before_and_name_their_parts():
+    inst = rl.lattice_instance(2, 3.0, 0.5)
+    A, messages, cells, info = inst
+    assert isinstance(inst, rl.LatticeInstance) and inst.A is A and inst.messages is messages and inst.cells is cells
+    assert isinstance(info, rl.LatticeInfo) and info.ell == 3 and info.d == 2 and info.gamma == 3.0
+    with pytest.warns(DeprecationWarning, match=r"LatticeInfo is no longer a dict.*use \.min_own_mass"):
+        assert info["min_own_mass"] == info.min_own_mass
+    m = rl.lattice_materialised(2, 3.0, 0.5)
+    A_m, cells_m = m
+    assert isinstance(m, rl.LatticeMessages) and np.array_equal(A_m, A[messages]) and m.cells is cells_m
+    f = rl.kron_factor(2.0, 2, 2)
+    A1, B1 = f
+    assert isinstance(f, rl.KronFactor) and f.A1 is A1 and f.B1 is B1
+    assert np.array_equal(A1, rl.lattice_1d(2.0, 2)) and np.linalg.matrix_rank(B1) == 2

@@ -33,14 +33,14 @@ def test_harmonic_coefficients_reproduce_the_density(d):
 def test_harmonic_certificate_is_minimal_and_converged(d, beta):
     eps = 0.3
     c = rs.sphere_harmonic_upper(d, beta, eps)
-    assert c["error"] + c["quadrature_gap"] <= eps and c["mass"] == pytest.approx(1.0, abs=1e-10)
-    assert c["rank"] == rs.harmonic_dimension(d, c["N"])
-    th, mu = rs._zonal_nodes(d, 64 * (c["N"] + 8), 16)  # a much finer quadrature
-    b = rs._harmonic_coefficients(d, beta, c["N"])
-    errs, mass = rs._zonal_errors(d, beta, b, th, mu, n_stop=c["N"])
+    assert c.error + c.quadrature_gap <= eps and c.mass == pytest.approx(1.0, abs=1e-10)
+    assert c.bound == rs.harmonic_dimension(d, c.N)
+    th, mu = rs._zonal_nodes(d, 64 * (c.N + 8), 16)  # a much finer quadrature
+    b = rs._harmonic_coefficients(d, beta, c.N)
+    errs, mass = rs._zonal_errors(d, beta, b, th, mu, n_stop=c.N)
     assert mass == pytest.approx(1.0, abs=1e-12)
-    assert errs[-1] == pytest.approx(c["error"], abs=max(c["quadrature_gap"], 1e-12))
-    assert c["N"] == 0 or errs[-2] > eps  # the degree below does not reach ε
+    assert errs[-1] == pytest.approx(c.error, abs=max(c.quadrature_gap, 1e-12))
+    assert c.N == 0 or errs[-2] > eps  # the degree below does not reach ε
 
 
 def test_harmonic_dimension_counts_polynomials():
@@ -58,10 +58,10 @@ def test_harmonic_certificate_materialised_on_the_circle():
     c = rs.sphere_harmonic_upper(2, beta, eps)
     tk = 2 * np.pi * np.arange(L) / L
     D = rng.uniform(0, 2 * np.pi, 64)[:, None] - tk[None, :]
-    B = np.cos(D[..., None] * np.arange(c["N"] + 1)) @ rs._harmonic_coefficients(2, beta, c["N"]) / L
-    assert np.linalg.matrix_rank(B) == c["rank"]
+    B = np.cos(D[..., None] * np.arange(c.N + 1)) @ rs._harmonic_coefficients(2, beta, c.N) / L
+    assert np.linalg.matrix_rank(B) == c.bound
     # L equally spaced keys are a quadrature of σ; |A − B| has kinks, so it converges as O(L^-2), not spectrally
-    assert attnlab.row_l1_error(softmax(beta * np.cos(D)), B) == pytest.approx(c["error"], abs=1e-4)
+    assert attnlab.row_l1_error(softmax(beta * np.cos(D)), B) == pytest.approx(c.error, abs=1e-4)
 
 
 @pytest.mark.parametrize("d", [2, 3, 4])
@@ -77,25 +77,25 @@ def test_cap_area_against_quadrature(d):
 def test_gv_lower_is_the_covering_count():
     for d, beta in ((2, 1e3), (3, 1e4), (4, 1e3)):
         x = rs.sphere_gv_lower(d, beta, 0.25)
-        cap = rs.cap_area(d, 2 * x["rho"])
-        assert x["mass"] > (1 + 0.25) / 2 and x["M"] * cap >= 1 > (x["M"] - 1) * cap
-    assert rs.sphere_gv_lower(3, 0.01, 0.5)["M"] == 1  # hot: the cap holding 3/4 of the mass is wider than π/2
-    assert rs.sphere_gv_lower(3, 1e3, 1.0)["M"] == attnlab.lattice_lower_count(2, 1e3, 1.5)["M"] == 0  # ε ≥ 1: B = 0
-    assert rs.sphere_gv_lower(2, 1e4, 0.25)["M"] < rs.sphere_gv_lower(2, 1e5, 0.25)["M"]
+        cap = rs.cap_area(d, 2 * x.rho)
+        assert x.mass > (1 + 0.25) / 2 and x.bound * cap >= 1 > (x.bound - 1) * cap
+    assert rs.sphere_gv_lower(3, 0.01, 0.5).bound == 1  # hot: the cap holding 3/4 of the mass is wider than π/2
+    assert rs.sphere_gv_lower(3, 1e3, 1.0).bound == attnlab.lattice_lower_count(2, 1e3, 1.5).bound == 0  # ε ≥ 1: B = 0
+    assert rs.sphere_gv_lower(2, 1e4, 0.25).bound < rs.sphere_gv_lower(2, 1e5, 0.25).bound
 
 
 def test_gv_lower_below_an_explicit_packing_on_s2():
     rng = np.random.default_rng(3)
     x = rs.sphere_gv_lower(3, 300.0, 0.25)
-    P = attnlab.sphere_packing(3, 2 * x["rho"], 40_000, rng=rng)  # a greedy packing from dense candidates
-    assert x["M"] <= P.shape[0]
+    P = attnlab.sphere_packing(3, 2 * x.rho, 40_000, rng=rng)  # a greedy packing from dense candidates
+    assert x.bound <= P.shape[0]
 
 
 @settings(max_examples=30, deadline=None)
 @given(d=st.sampled_from([2, 3, 4]), beta=st.floats(1.0, 3e3), eps=st.floats(0.05, 1.9))
 def test_property_sphere_certificates_are_ordered(d, beta, eps):
     up, lo = rs.sphere_harmonic_upper(d, beta, eps), rs.sphere_gv_lower(d, beta, eps)
-    assert up["error"] + up["quadrature_gap"] <= eps and 0 <= lo["M"] <= up["rank"] and (lo["M"] == 0) == (eps >= 1)
+    assert up.error + up.quadrature_gap <= eps and 0 <= lo.bound <= up.bound and (lo.bound == 0) == (eps >= 1)
 
 
 def test_cap_radius_is_the_smallest_cap_with_enough_mass():
@@ -109,7 +109,7 @@ def test_cap_radius_is_the_smallest_cap_with_enough_mass():
 def test_sphere_lower_count_is_below_the_covering_bound_and_valid():
     x = rs.sphere_lower_count(2, 1e3, 0.25, 5000, rng=np.random.default_rng(7))
     g = attnlab.sphere_gv_lower(2, 1e3, 0.25)
-    assert x["mass"] > 0.625 and x["rho"] == pytest.approx(g["rho"]) and g["M"] <= x["M"] <= math.pi / x["rho"]
+    assert x.mass > 0.625 and x.rho == pytest.approx(g.rho) and g.bound <= x.bound <= math.pi / x.rho
 
 
 RNG = np.random.default_rng(0)
@@ -160,7 +160,7 @@ def test_bad_inputs(fn, args, kwargs, exc, match):
 
 
 def test_every_public_function_has_bad_cases():
-    assert set(rs.__all__) <= {fn.__name__ for fn, *_ in BAD}
+    assert {n for n in rs.__all__ if n[0].islower()} <= {fn.__name__ for fn, *_ in BAD}
 
 
 @pytest.mark.parametrize("d", [2, 3, 5])
@@ -175,3 +175,23 @@ def test_harmonic_coefficients_expand_the_row(d):
     w = lambda x: (1 - x * x) ** ((d - 3) / 2)  # noqa: E731
     Z = integrate.quad(lambda x: np.exp(beta * x) * w(x), -1, 1)[0] / integrate.quad(w, -1, 1)[0]
     assert np.allclose(series, np.exp(beta * t) / Z, rtol=1e-10)
+
+
+# ------------------------------------------------------------------- result objects (book/conventions.md, Results)
+def test_sphere_certificates_are_results_whose_old_keys_warn():
+    c = rs.sphere_harmonic_upper(2, 100.0, 0.25)
+    assert isinstance(c, rs.HarmonicUpper) and c.bound == rs.harmonic_dimension(2, c.N)
+    with pytest.warns(DeprecationWarning, match=r"HarmonicUpper is no longer a dict: res\['rank'\].*use \.bound"):
+        assert c["rank"] == c.bound
+    with pytest.warns(DeprecationWarning, match=r"use \.N"):
+        assert c["N"] == c.N
+    g = rs.sphere_gv_lower(2, 1e4, 0.25)
+    x = rs.sphere_lower_count(2, 1e4, 0.25, 3000, rng=np.random.default_rng(1))
+    assert isinstance(g, rs.SphereLower) and isinstance(x, rs.SphereLower)
+    assert g.candidates is None and x.candidates == 3000 and g.rho == x.rho and g.bound <= x.bound
+    with pytest.warns(DeprecationWarning, match=r"SphereLower is no longer a dict: res\['M'\].*use \.bound"):
+        assert x["M"] == x.bound
+    with pytest.warns(DeprecationWarning):
+        assert x.get("M") == x.bound and "M" in x
+    with pytest.warns(DeprecationWarning):
+        assert list(x.keys()) == ["d", "beta", "eps", "rho", "M", "mass", "candidates"]

@@ -47,7 +47,8 @@ def test_check_ar_lower_does_not_depend_on_the_parametrisation_of_beta():
     """The referee's case: β in [1e2, 1e4] at margin 8 gives slopes against log β 16–25% above d/2 for a correct
     bound; the rule on γ and on the volume count still verifies (real lattice counts, not planted)."""
     from attnlab import lattice_lower_count
-    rows = [lattice_lower_count(d, b, 0.25, margin=8) for d in (2, 4) for b in (1e2, 3e2, 1e3, 3e3, 1e4)]
+    rows = [rank_lower.lower_row(lattice_lower_count(d, b, 0.25, margin=8)) for d in (2, 4)
+            for b in (1e2, 3e2, 1e3, 3e3, 1e4)]
     tab = rank_lower.lower_law_table(rows)
     assert max(t["beta_rel_dev"] for t in tab) > 0.15 and all(t["law"] for t in tab)
     assert rank_lower.check_ar_lower("smoke", data=dict(ball=rows, sphere=[])).verdict == "verified"
@@ -158,3 +159,11 @@ def test_count_cube_reproduces_the_seed_at_d4():
 def test_count_factor():
     f = rank_lower.count_factor()
     assert f["factors"] == {5: 4, 13: 4} and f["grid_side"] == {2: 4225, 3: None, 4: 65, 6: None}
+
+
+def test_lower_row_names_the_bound_M():
+    from attnlab import lattice_lower_count, sphere_gv_lower
+    x = lattice_lower_count(2, 1e3, 0.5)
+    row = rank_lower.lower_row(x)
+    assert row["M"] == x.bound and "bound" not in row and list(row) == [f if f != "bound" else "M" for f in x._fields]
+    assert rank_lower.lower_row(sphere_gv_lower(2, 1e4, 0.25))["M"] == 178

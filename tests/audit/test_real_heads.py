@@ -36,7 +36,7 @@ def test_width_curve_matches_svd_bridge():
     rho, w = rh._width_curve(Q, K)
     for r in range(6):
         b = svd_bridge(Q, K, 0.7, r)
-        assert math.isclose(2 * math.tanh(0.7 * rho * w[r] / 2), b["tau_width"], rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(2 * math.tanh(0.7 * rho * w[r] / 2), b.tau_width, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def test_smoke_experiments_run():

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import family_attention, rank_lower_certificate, rank_upper_certificate
-from ..rank.certificates import _stochastic, _svd_certificate, _svd_factors
+from .. import family_attention, rank_lower_certificate, rank_upper_certificate, svd_upper_certificates
 from .cache import memoize
 
 #: Entries both chapters use: ``eps`` the tolerances, ``lat_*`` the lattice instances (implicit certificates of
@@ -26,11 +25,9 @@ _GAP_KEYS = ("gap_n", "gap_keys", "gap_betas", "eps")
 
 
 def svd_certificates(A, eps):
-    """``rank_upper_certificate(A, e, "svd")`` for every e in ``eps``, as (rank, error) pairs: the same certificates,
-    with the SVD factors of A (its Gram matrix's eigendecomposition) computed once for all ε."""
-    A = _stochastic(A)
-    factors = _svd_factors(A)
-    return [_svd_certificate(A, e, factors)[:2] for e in eps]
+    """``rank_upper_certificate(A, e, "svd")`` for every e in ``eps``, as (bound, error) pairs: the same certificates,
+    with the SVD of A computed once for all ε (:func:`attnlab.svd_upper_certificates`)."""
+    return [(c.bound, c.error) for c in svd_upper_certificates(A, eps)]
 
 
 def gap_experiment(p: dict, seed: int):
@@ -49,6 +46,6 @@ def _gap_experiment(p: dict, seed: int):
         for e, (s_rank, s_error) in zip(p["eps"], svd_certificates(A, p["eps"])):
             g = rank_upper_certificate(A, e, "greedy")
             lc = rank_lower_certificate(A, e)
-            out.append(dict(beta=beta, eps=e, greedy=g.rank, svd=s_rank, upper=min(g.rank, s_rank), lower=lc.M,
-                            upper_error=g.error if g.rank <= s_rank else s_error))
+            out.append(dict(beta=beta, eps=e, greedy=g.bound, svd=s_rank, upper=min(g.bound, s_rank), lower=lc.bound,
+                            upper_error=g.error if g.bound <= s_rank else s_error))
     return out

@@ -21,7 +21,7 @@ from .scale import SCALES, preset
 from .stats import fit_slope
 from .verdict import Verdict, number_text
 
-__all__ = ["PRESETS", "PARAMETER_LABELS", "RULES", "gap_experiment", "lattice_experiment", "slopes_table", "lower_law_table", "candidates_experiment",
+__all__ = ["PRESETS", "PARAMETER_LABELS", "RULES", "gap_experiment", "lower_row", "lattice_experiment", "slopes_table", "lower_law_table", "candidates_experiment",
            "check_ar_lower", "check_ar_synthetic",
            "plot_lower_laws", "plot_gap",]
 
@@ -86,13 +86,20 @@ RULES = {
 
 
 # --------------------------------------------------------------------------- experiments
+def lower_row(cert) -> dict:
+    """A lower certificate of the library (:class:`attnlab.LatticeLower`, :class:`attnlab.SphereLower`) as a row of
+    the chapter's tables: its fields, the certified bound under the chapter's name ``M`` (the message count)."""
+    return {("M" if k == "bound" else k): v for k, v in cert._asdict().items()}
+
+
 @memoize
 def lattice_experiment(p: dict, seed: int):
-    """AR-lower/AR-synthetic: lattice certificates (ball) and cap packings (sphere) against β, per d and ε."""
+    """AR-lower/AR-synthetic: lattice certificates (ball) and cap packings (sphere) against β, per d and ε, as rows
+    (:func:`lower_row`)."""
     rng = np.random.default_rng(seed)
-    ball = [lattice_lower_count(d, b, e) for e in p["eps"] for d in p["lat_d"] for b in p["lat_betas"]]
-    sphere = [sphere_lower_count(d, b, e, p["sph_candidates"], rng=rng) for e in p["eps"] for d in p["sph_d"]
-              for b in p["sph_betas"][d]]
+    ball = [lower_row(lattice_lower_count(d, b, e)) for e in p["eps"] for d in p["lat_d"] for b in p["lat_betas"]]
+    sphere = [lower_row(sphere_lower_count(d, b, e, p["sph_candidates"], rng=rng)) for e in p["eps"]
+              for d in p["sph_d"] for b in p["sph_betas"][d]]
     return dict(ball=ball, sphere=sphere)
 
 
@@ -161,7 +168,7 @@ def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
     margin = lower_certificate_margin(A, cert)
     generic = rank_lower_certificate(A, eps)
     tab = lower_law_table(res["ball"], p["rl_tol"])
-    valid = margin > 0 and generic.M >= len(cells) and all(r["margin_ok"] for r in res["ball"])
+    valid = margin > 0 and generic.bound >= len(cells) and all(r["margin_ok"] for r in res["ball"])
     ok = valid and bool(tab) and all(t["law"] for t in tab)
     gdev = max(t["gamma_rel_dev"] for t in tab)
     vdev = max(abs(t["volume_ratio"] - 1) for t in tab)
@@ -181,12 +188,12 @@ def check_ar_lower(scale=None, seed: int = 0, data=None) -> Verdict:
     return Verdict("AR-lower", "verified" if ok else "refuted",
                    f"{head} The largest certificate is M = {_sci(Mmax)}. Materialised (d = 2, γ = {p['lat_check_gamma']:g}), the {len(cells)} message rows put "
                    f"their mass on their own cells with margin 2m − 1 − ε ≥ {margin:.3f} (the generic search finds "
-                   f"{generic.M}). Since β = γ√d(⌈γ⌉ + margin) ~ √d·γ² (β/(√d·γ²) = "
+                   f"{generic.bound}). Since β = γ√d(⌈γ⌉ + margin) ~ √d·γ² (β/(√d·γ²) = "
                    f"{_span_text([t['beta_over_gamma2'] for t in tab], '.3f')} at the largest γ), M ≍ γ^d is "
                    f"M ≍ β^(d/2). The slope against log β itself ({_span_text([100 * b for b in bdev], '+.1f')}% "
                    "from d/2) measures the margin of β's parametrisation, not the bound; a rule on it would give "
                    f"{'the same' if old == ok else 'another'} verdict here.",
-                   numbers=dict(materialised_messages=len(cells), margin=margin, generic_M=generic.M, laws=tab,
+                   numbers=dict(materialised_messages=len(cells), margin=margin, generic_M=generic.bound, laws=tab,
                                 max_gamma_rel_dev=gdev, max_volume_dev=vdev, beta_slope_rel_dev=bdev,
                                 old_rule_verified=old),
                    thresholds=dict(rule=RULES["AR-lower"], tol=p["rl_tol"]), scale=p["scale"])
@@ -201,9 +208,9 @@ def candidates_experiment(p: dict, seed: int):
     out = []
     for c in (p["sph_candidates"], p["sph_check_factor"] * p["sph_candidates"]):
         rows = [sphere_lower_count(3, b, e, c, rng=rng) for b in betas]
-        f = fit_slope(np.log(betas), np.log([r["M"] for r in rows]))
-        out.append(dict(candidates=c, M=[r["M"] for r in rows], slope=f.slope, lo=f.slope_lo, hi=f.slope_hi,
-                        candidates_per_message=c / rows[-1]["M"]))
+        f = fit_slope(np.log(betas), np.log([r.bound for r in rows]))
+        out.append(dict(candidates=c, M=[r.bound for r in rows], slope=f.slope, lo=f.slope_lo, hi=f.slope_hi,
+                        candidates_per_message=c / rows[-1].bound))
     return dict(d=3, eps=e, betas=list(betas), theory=1.0, runs=out)
 
 

@@ -90,7 +90,7 @@ def rlower_fits(ball, tol: float = 0.10, decades: float = 2.0):
 def sphere_rlower(p: dict, seed: int):
     """AR-rlower, the sphere: the packing lower certificate of the continuum sphere (``sphere_gv_lower``) for d in
     ``sph_d`` and β in ``sph_betas`` (deterministic)."""
-    return [dict(d=d, eps=e, beta=float(b), beta_nominal=float(b), M=sphere_gv_lower(d, b, e)["M"])
+    return [dict(d=d, eps=e, beta=float(b), beta_nominal=float(b), M=sphere_gv_lower(d, b, e).bound)
             for e in p["eps"] for d in p["sph_d"] for b in p["sph_betas"][d]]
 
 
@@ -195,12 +195,12 @@ def count_experiment(p: dict, seed: int):
                 lo, hi = math.log(10.0), math.log(1e12)
                 for _ in range(60):
                     mid = (lo + hi) / 2
-                    lo, hi = (mid, hi) if lattice_lower_count(d, math.exp(mid), e)["M"] < SEED_STATES else (lo, mid)
+                    lo, hi = (mid, hi) if lattice_lower_count(d, math.exp(mid), e).bound < SEED_STATES else (lo, mid)
                 x = lattice_lower_count(d, math.exp(hi), e)
-                row = dict(d=d, eps=e, ell=ell, gamma=x["gamma"], beta=x["beta"], M=x["M"], exact=True,
-                           log10_tokens=x["log10_tokens"])
+                row = dict(d=d, eps=e, ell=ell, gamma=x.gamma, beta=x.beta, M=x.bound, exact=True,
+                           log10_tokens=x.log10_tokens)
             big = lattice_lower_count(d, max(p["lat_betas"]), e)
-            row.update(per_message_volume=big["M"] / (big["gamma"] / ell) ** d, per_point=big["M"] / big["gamma"] ** d,
+            row.update(per_message_volume=big.bound / (big.gamma / ell) ** d, per_point=big.bound / big.gamma ** d,
                        unit_ball=vol, ell_d=ell**d)
             out.append(row)
     return out

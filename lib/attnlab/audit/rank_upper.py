@@ -178,12 +178,12 @@ def nospeed_experiment(p: dict, seed: int):
     Q1, K1 = planted_head(L, L, d, 1, rng=rng, hidden=1.0)
     A1 = softmax(p["ns_beta"] * (Q1 @ K1.T))
     up1 = rank_upper_certificate(A1, p["ns_eps"], "svd")
-    return dict(dense_rank=up.rank, dense_error=up.error, dense_min_entry=float(A.min()),
+    return dict(dense_rank=up.bound, dense_error=up.error, dense_min_entry=float(A.min()),
                 dense_keep_fraction=float(keep.min() / L), n=n, L=L, eps=p["ns_eps"],
-                sparse_n=p["ns_sparse_n"], sparse_lower=low.M, sparse_top_mass_min=float(top.min()),
+                sparse_n=p["ns_sparse_n"], sparse_lower=low.bound, sparse_top_mass_min=float(top.min()),
                 sparse_nnz_needed=1, rows_max_abs_diff=rows_equal, fast_max_abs_err=fast_err,
                 dense_seconds=t_dense, one_row_seconds=t_row, speedup=t_dense / max(t_row, 1e-9),
-                approx_rank=up1.rank, approx_numerical_rank=int(np.linalg.matrix_rank(A1)), approx_size=L)
+                approx_rank=up1.bound, approx_numerical_rank=int(np.linalg.matrix_rank(A1)), approx_size=L)
 
 
 def _timed(fn):
@@ -202,9 +202,9 @@ def timing_experiment(p: dict, seed: int):
         row = dict(n=n, L=p["timing_keys"])
         for m in ("greedy", "svd"):
             c = rank_upper_certificate(A, 0.25, m)
-            row[f"{m}_rank"], row[f"{m}_s"] = c.rank, c.seconds
+            row[f"{m}_rank"], row[f"{m}_s"] = c.bound, c.seconds
         lc = rank_lower_certificate(A, 0.25)
-        row["lower_M"], row["lower_s"] = lc.M, lc.seconds
+        row["lower_M"], row["lower_s"] = lc.bound, lc.seconds
         out.append(row)
     return out
 

@@ -67,7 +67,7 @@ def sphere_ball_experiment(p: dict, seed: int):
         for e, (rank, error) in zip(p["eps"], svd_certificates(A, p["eps"])):
             lc = rank_lower_certificate(A, e)
             out.append(dict(family="sphere d=3", d=3, beta=float(beta), eps=e, n=A.shape[0], L=A.shape[1],
-                            upper=rank, lower=lc.M, upper_error=error,
+                            upper=rank, lower=lc.bound, upper_error=error,
                             lower_margin=lower_certificate_margin(A, lc)))
     return out
 
@@ -94,16 +94,16 @@ def upper_law_experiment(p: dict, seed: int):
             c = rank_upper_certificate(A, eps, "svd")
             planted.append(dict(family=f"planted r={r}", r=r, r_visible=vi.r, d=Q.shape[1], n=A.shape[0], L=A.shape[1],
                                 beta=float(beta), eps=eps, rho_Q=rho_q, rho_K=rho_k, Gamma=float(beta * rho_q * rho_k),
-                                upper=c.rank, method=c.method, error=c.error))
+                                upper=c.bound, method=c.method, error=c.error))
     lattice = []
     for e in [eps]:
         for gamma in p["up_gammas"]:
             A, msg, _, info = lattice_instance(2, gamma, e)
             c = rank_upper_certificate(A, e, "svd")
-            lattice.append(dict(info, family="ball d=2 (lattice)", r=2, eps=e, n=A.shape[0], L=A.shape[1],
-                                Gamma=float(info["beta"] * info["rho_Q"] * info["rho_K"]), upper=c.rank,
+            lattice.append(dict(info._asdict(), family="ball d=2 (lattice)", r=2, eps=e, n=A.shape[0], L=A.shape[1],
+                                Gamma=float(info.beta * info.rho_Q * info.rho_K), upper=c.bound,
                                 method=c.method, error=c.error, lower=int(msg.size),
-                                lower_valid=bool(info["min_own_mass"] > (1 + e) / 2)))
+                                lower_valid=bool(info.min_own_mass > (1 + e) / 2)))
     return dict(planted=planted, lattice=lattice)
 
 

@@ -35,12 +35,12 @@ def svd_experiment(p: dict, seed: int):
     for beta in p["noisy_betas"]:
         for r in p["noisy_rs"]:
             b = svd_bridge(Q, K, beta, r)
-            A, A_W = b.pop("A"), b.pop("A_W")
-            rows.append(dict(beta=beta, **b))
-            if r == p["noisy_r"] and b["tau_exact"] < p["noisy_eps"]:
-                budget = p["noisy_eps"] - b["tau_exact"]
+            A, A_W = b.A, b.A_W
+            rows.append(dict(beta=beta, **{k: v for k, v in b._asdict().items() if k not in ("A", "A_W")}))
+            if r == p["noisy_r"] and b.tau_exact < p["noisy_eps"]:
+                budget = p["noisy_eps"] - b.tau_exact
                 cert = rank_upper_certificate(A_W, budget, "svd")
-                robust.append(dict(beta=beta, tau=b["tau_exact"], budget=budget, rank=cert.rank,
+                robust.append(dict(beta=beta, tau=b.tau_exact, budget=budget, rank=cert.bound,
                                    error_on_A=row_l1_error(A, cert.matrix()), eps=p["noisy_eps"]))
     return dict(rows=rows, robust=robust, exact_dim=exact)
 
@@ -63,14 +63,14 @@ def robust_experiment(p: dict, seed: int):
         exact = visible_interaction_dim(Q, K).r
         for beta in p["up_betas"]:
             b = svd_bridge(Q, K, beta, r)
-            A, A_W, tau = b["A"], b["A_W"], b["tau_exact"]
+            A, A_W, tau = b.A, b.A_W, b.tau_exact
             if tau >= eps:
                 continue
             rob = rank_upper_certificate(A_W, eps - tau, "svd")
             direct = rank_upper_certificate(A, eps, "svd")
             out.append(dict(r=r, d=Q.shape[1], visible_dim=exact, beta=float(beta), eps=eps, tau=tau,
-                            Gamma_W=float(beta * rho), x=float(1 + beta * rho / (eps - tau) ** 2), robust=rob.rank,
-                            robust_error_on_A=row_l1_error(A, rob.matrix()), direct=direct.rank, n=A.shape[0],
+                            Gamma_W=float(beta * rho), x=float(1 + beta * rho / (eps - tau) ** 2), robust=rob.bound,
+                            robust_error_on_A=row_l1_error(A, rob.matrix()), direct=direct.bound, n=A.shape[0],
                             L=A.shape[1]))
     return out
 

@@ -50,18 +50,18 @@ def implicit_law_experiment(p: dict, seed: int):
                 u, lo = sphere_harmonic_upper(d, b, e), sphere_gv_lower(d, b, e)
                 sphere.append(dict(family=f"sphere d={d}", geometry="sphere", d=d, r=d, beta=float(b),
                                    beta_nominal=float(b), eps=e,
-                                   Gamma=float(b), upper=u["rank"], upper_method=f"harmonics N={u['N']}",
-                                   upper_error=u["error"], quadrature_mass=u["mass"], lower=lo["M"],
-                                   lower_mass=lo["mass"], n=math.inf))
+                                   Gamma=float(b), upper=u.bound, upper_method=f"harmonics N={u.N}",
+                                   upper_error=u.error, quadrature_mass=u.mass, lower=lo.bound,
+                                   lower_mass=lo.mass, n=math.inf))
     for d in p["lat_d"]:
         for b in p["lat_betas"]:
             for e in p["eps"]:  # innermost, so the 1-D SVD (cached per γ) is computed once per (d, β)
                 u, lo = lattice_kron_upper(d, b, e), lattice_lower_count(d, b, e)
-                ball.append(dict(family=f"ball d={d}", geometry="ball", d=d, r=d, beta=u["beta"],
+                ball.append(dict(family=f"ball d={d}", geometry="ball", d=d, r=d, beta=u.beta,
                                  beta_nominal=float(b), eps=e,
-                                 Gamma=float(u["beta"] * u["rho_Q"]), upper=u["rank"], upper_method=u["method"],
-                                 upper_error=u["error_bound"], lower=lo["M"], lower_mass=lo["mass"], n=u["n"],
-                                 gamma=u["gamma"], k1=u["k1"]))
+                                 Gamma=float(u.beta * u.rho_Q), upper=u.bound, upper_method=u.method,
+                                 upper_error=u.error_bound, lower=lo.bound, lower_mass=lo.mass, n=u.n,
+                                 gamma=u.gamma, k1=u.k1))
     return dict(sphere=sphere, ball=ball)
 
 
@@ -83,24 +83,24 @@ def implicit_checks(p: dict, seed: int):
     tq = rng.uniform(0, 2 * np.pi, p["check_queries"])
     D = tq[:, None] - tk[None, :]
     A = softmax(beta * np.cos(D))
-    b = _harmonic_coefficients(2, beta, u["N"])
-    B = (np.cos(D[..., None] * np.arange(u["N"] + 1)) @ b) / p["check_keys"]
-    circle = dict(beta=beta, eps=e, N=u["N"], certified_rank=u["rank"], materialised_rank=int(np.linalg.matrix_rank(B)),
-                  certified_error=u["error"], materialised_error=row_l1_error(A, B), keys=p["check_keys"])
+    b = _harmonic_coefficients(2, beta, u.N)
+    B = (np.cos(D[..., None] * np.arange(u.N + 1)) @ b) / p["check_keys"]
+    circle = dict(beta=beta, eps=e, N=u.N, certified_rank=u.bound, materialised_rank=int(np.linalg.matrix_rank(B)),
+                  certified_error=u.error, materialised_error=row_l1_error(A, B), keys=p["check_keys"])
     lb = 300.0
     c = lattice_kron_upper(2, lb, e)
-    A2, _, _, info = lattice_instance(2, c["gamma"], e, margin=8)
-    k = c["k1"]
-    A1, B1 = kron_factor(c["gamma"], k)
-    g = math.floor(c["gamma"])
-    cs = [(int(x), int(y)) for x in range(-g, g + 1) for y in range(-g, g + 1) if x * x + y * y <= c["gamma"] ** 2]
+    A2, _, _, info = lattice_instance(2, c.gamma, e, margin=8)
+    k = c.k1
+    A1, B1 = kron_factor(c.gamma, k)
+    g = math.floor(c.gamma)
+    cs = [(int(x), int(y)) for x in range(-g, g + 1) for y in range(-g, g + 1) if x * x + y * y <= c.gamma ** 2]
     B2 = np.stack([np.kron(B1[x + g], B1[y + g]) for x, y in cs])
-    lattice = dict(beta=lb, eps=e, gamma=c["gamma"], rows=A2.shape[0], cols=A2.shape[1], k1=k, kron_rank=k * k,
+    lattice = dict(beta=lb, eps=e, gamma=c.gamma, rows=A2.shape[0], cols=A2.shape[1], k1=k, kron_rank=k * k,
                    materialised_rank=int(np.linalg.matrix_rank(B2)), bound=kron_error_bound(A1, B1, 2),
                    materialised_error=row_l1_error(A2, B2))
     g_low = sphere_gv_lower(2, 1e4, e)
-    packing = dict(beta=1e4, eps=e, rho=g_low["rho"], bound_M=g_low["M"],
-                   explicit_M=math.ceil(math.pi / g_low["rho"]) - 1)
+    packing = dict(beta=1e4, eps=e, rho=g_low.rho, bound_M=g_low.bound,
+                   explicit_M=math.ceil(math.pi / g_low.rho) - 1)
     return dict(circle=circle, lattice=lattice, packing=packing)
 
 

@@ -533,7 +533,7 @@ def _calibration(p, seed, model, data):
             rho, w = _width_curve(Q, K)
             if crosscheck is None:   # at a β where tanh is far from saturation, for r = 0, 4, …, 32
                 bc = 1.0 / (rho * w[0])
-                crosscheck = max(abs(svd_bridge(Q, K, bc, r)["tau_width"] - 2 * math.tanh(bc * rho * w[r] / 2))
+                crosscheck = max(abs(svd_bridge(Q, K, bc, r).tau_width - 2 * math.tanh(bc * rho * w[r] / 2))
                                  for r in range(0, vis + 1, 4))
             for t in p["temps"]:
                 beta = t / math.sqrt(d)
@@ -546,8 +546,8 @@ def _calibration(p, seed, model, data):
                     row = dict(text=tid, n=n, layer=layer, head=head, d=d, visible=vis, t=t, eps=eps, tau=tau,
                                r_svd=r_svd, r_svd_tau_eps=r_svd_eps, upper=None, lower=None)
                     if P is not None:
-                        row["upper"] = rank_upper_certificate(P, eps, "svd").rank
-                        row["lower"] = rank_lower_certificate(P, eps).M
+                        row["upper"] = rank_upper_certificate(P, eps, "svd").bound
+                        row["lower"] = rank_lower_certificate(P, eps).bound
                     rows.append(row)
     return dict(rows=rows, crosscheck=crosscheck)
 

@@ -127,7 +127,7 @@ def sparse_experiment(p: dict, seed: int):
             rows.append(dict(pattern=pattern, realisation=realisation, n=n, eps=eps,
                              k_mean=float(M.sum(axis=1).mean()), keys_used=int(M.any(axis=0).sum()),
                              mass_on_support=float((A * M).sum(axis=1).mean()), k90=energy_count(s, 0.9),
-                             r_upper=int(up.rank), upper_error=float(up.error), r_lower=int(lo.M),
+                             r_upper=int(up.bound), upper_error=float(up.error), r_lower=int(lo.bound),
                              s=(s / s[0]).tolist()))
     return rows
 
@@ -256,8 +256,8 @@ def kdk_experiment(p: dict, seed: int):
                 Q, K = sphere_inputs(n, d, g, rng)
                 A = attention_matrix(Q, K)
                 rows.append(dict(d=d, g=g, n=n, eps=eps, rank=int(np.linalg.matrix_rank(A)),
-                                 lower=int(rank_lower_certificate(A, eps).M),
-                                 upper=int(rank_upper_certificate(A, eps, "svd").rank)))
+                                 lower=int(rank_lower_certificate(A, eps).bound),
+                                 upper=int(rank_upper_certificate(A, eps, "svd").bound)))
     return rows
 
 

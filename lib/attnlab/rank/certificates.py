@@ -22,7 +22,9 @@ from __future__ import annotations
 import bisect
 import math
 import time
+import warnings
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,9 +42,11 @@ __all__ = [
     "maximising_values",
     "UpperCertificate",
     "rank_upper_certificate",
+    "svd_upper_certificates",
     "LowerCertificate",
     "rank_lower_certificate",
     "lower_certificate_margin",
+    "lower_certificate_dominance",
 ]
 
 _BLOCK = 1024  # rows per block: a block of an n × L float64 matrix is at most 1024·L·8 bytes
@@ -206,7 +210,7 @@ def operator_error(A: ArrayLike, B: ArrayLike, V: ArrayLike, norm: str = "l2") -
     return _scaled_max(xp, lambda a, b, v: _vec_norm((a - b) @ v, norm).max(), ((A, B), (V,)), "A, B and V")
 
 
-def maximising_values(A, B, m: int = 3, norm: str = "l2"):
+def maximising_values(A: ArrayLike, B: ArrayLike, m: int = 3, norm: str = "l2") -> Array:
     r"""Values attaining the supremum in the operator identity: the signs of the worst row's difference.
 
     :math:`v_j = \operatorname{sign}(A_{i^\star j}-B_{i^\star j})\,w`.
@@ -267,7 +271,7 @@ class UpperCertificate:
     ``bound``.
 
     Made by :func:`rank_upper_certificate`; :meth:`matrix` rebuilds B. Its bound is ``bound``, as in
-    :class:`LowerCertificate` (``rank`` is the same number, under its earlier name).
+    :class:`LowerCertificate` (``rank`` is the same number under its earlier name, deprecated).
 
     Parameters
     ----------
@@ -305,10 +309,11 @@ class UpperCertificate:
 
     @property
     def rank(self) -> int:
-        """The certified bound, :attr:`bound` (its earlier name)."""
+        """The certified bound, :attr:`bound`, under its earlier name (deprecated)."""
+        warnings.warn("UpperCertificate.rank is deprecated; use .bound", DeprecationWarning, stacklevel=2)
         return self.bound
 
-    def matrix(self):
+    def matrix(self) -> Array:
         """The certifying matrix B (n × L)."""
         if self.left.ndim == 1:
             return self.right[self.left]
@@ -445,7 +450,7 @@ def rank_upper_certificate(A: ArrayLike, eps: float, method: str = "best") -> Up
     Returns
     -------
     UpperCertificate
-        With ``rank`` ≥ :math:`r_\epsilon(A)` and ``error`` ≤ ``eps``.
+        With ``bound`` ≥ :math:`r_\epsilon(A)` and ``error`` ≤ ``eps``.
 
     Raises
     ------
@@ -484,6 +489,63 @@ def rank_upper_certificate(A: ArrayLike, eps: float, method: str = "best") -> Up
     return UpperCertificate(int(k), err, eps, method, left, right, time.perf_counter() - t0)
 
 
+def svd_upper_certificates(A: ArrayLike, eps: Iterable[float]) -> list[UpperCertificate]:
+    r"""The ``"svd"`` upper certificates of A at several tolerances, from one SVD of A.
+
+    For each ε of ``eps`` the certificate ``rank_upper_certificate(A, ε, "svd")`` (the smallest rank k whose
+    truncated SVD :math:`AV_kV_k^\top` has row-ℓ1 error ≤ ε), with the right singular vectors of A (the
+    eigendecomposition of its L × L Gram matrix) computed once for all of them: a sweep over ε costs one SVD
+    and one search per ε.
+
+    Parameters
+    ----------
+    A : array (n, L), float32 or float64
+        Row-stochastic (as for :func:`rank_upper_certificate`).
+    eps : sequence of float in (0, 2)
+        The tolerances, in any order (a list, a tuple, a 1-D array).
+
+    Returns
+    -------
+    list of UpperCertificate
+        One per ε, in the order of ``eps``, each with ``method="svd"``; its ``seconds`` are the shared SVD's time
+        plus its own search's.
+
+    Raises
+    ------
+    TypeError
+        A not a real floating array (or float16), ``eps`` not a sequence of real numbers.
+    ValueError
+        A not 2-D, empty, NaN or inf, not row-stochastic; an ε outside (0, 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import rank_upper_certificate, svd_upper_certificates
+    >>> A = np.repeat(np.eye(3), 4, axis=0) * 0.9 + 0.1 / 3
+    >>> [c.bound for c in svd_upper_certificates(A, [0.1, 1.9])]
+    [3, 1]
+    >>> svd_upper_certificates(A, [0.5])[0].bound == rank_upper_certificate(A, 0.5, "svd").bound
+    True
+    """
+    A = _stochastic(A)
+    try:
+        if isinstance(eps, (str, bytes)):
+            raise TypeError
+        eps = list(eps)
+    except TypeError:
+        raise TypeError(f"eps must be a sequence of tolerances, not {type(eps).__name__}") from None
+    eps = [_eps(e) for e in eps]
+    t0 = time.perf_counter()
+    factors = _svd_factors(A)
+    shared = time.perf_counter() - t0
+    out = []
+    for e in eps:
+        t1 = time.perf_counter()
+        k, err, left, right = _svd_certificate(A, e, factors)
+        out.append(UpperCertificate(int(k), err, e, "svd", left, right, shared + time.perf_counter() - t1))
+    return out
+
+
 # --------------------------------------------------------------------------- lower certificate
 @dataclass(frozen=True)
 class LowerCertificate:
@@ -491,7 +553,7 @@ class LowerCertificate:
 
     Made by :func:`rank_lower_certificate` (or by hand, for a construction such as the lattice messages);
     :func:`lower_certificate_margin` checks one. Its bound is ``bound``, as in :class:`UpperCertificate` (``M`` is the
-    same number, under its earlier name).
+    same number under its earlier name, deprecated).
 
     Parameters
     ----------
@@ -526,7 +588,8 @@ class LowerCertificate:
 
     @property
     def M(self) -> int:
-        """The certified bound, :attr:`bound` (its earlier name)."""
+        """The certified bound, :attr:`bound`, under its earlier name (deprecated)."""
+        warnings.warn("LowerCertificate.M is deprecated; use .bound", DeprecationWarning, stacklevel=2)
         return self.bound
 
 
@@ -551,7 +614,7 @@ def rank_lower_certificate(A: ArrayLike, eps: float) -> LowerCertificate:
     Returns
     -------
     LowerCertificate
-        With M ≤ :math:`r_\epsilon(A)`.
+        With ``bound`` = M ≤ :math:`r_\epsilon(A)`.
 
     Raises
     ------
@@ -598,11 +661,20 @@ def rank_lower_certificate(A: ArrayLike, eps: float) -> LowerCertificate:
     return LowerCertificate(len(rows), eps, rows, sets, masses, time.perf_counter() - t0)
 
 
-def lower_certificate_margin(A, cert: LowerCertificate, B=None):
-    r"""Check a lower certificate: the smallest :math:`2A_{i_a}(S_a)-1-\epsilon` over its rows (valid when > 0).
+def _certificate_inside(cert, shape) -> None:
+    """Raise ValueError when a row or a column of ``cert`` lies outside a matrix of ``shape``."""
+    if any(not 0 <= int(i) < shape[0] for i in cert.rows) or any(
+            np.size(s) and not (0 <= np.min(s) and np.max(s) < shape[1]) for s in cert.sets):
+        raise ValueError(f"cert has rows or columns outside A of shape {tuple(shape)}")
 
-    With B (any matrix within ε of A) also the smallest diagonal-dominance margin
-    :math:`C_{aa}-\sum_{b\ne a}|C_{ab}|` of :math:`C_{ab} = \sum_{j\in S_b} B_{i_a j}`, which must then be > 0.
+
+def _lower_certificate(cert) -> None:
+    if not isinstance(cert, LowerCertificate):
+        raise TypeError(f"cert must be a LowerCertificate, not {type(cert).__name__}")
+
+
+def lower_certificate_margin(A: ArrayLike, cert: LowerCertificate, B: ArrayLike | None = None) -> float:
+    r"""Check a lower certificate: the smallest :math:`2A_{i_a}(S_a)-1-\epsilon` over its rows (valid when > 0).
 
     Parameters
     ----------
@@ -611,12 +683,13 @@ def lower_certificate_margin(A, cert: LowerCertificate, B=None):
     cert : LowerCertificate
         Rows in [0, n), sets of columns in [0, L).
     B : array (n, L), optional
-        A matrix to test the dominance on.
+        Deprecated: pass B to :func:`lower_certificate_dominance`. With B this function returns, as it used to, the
+        pair ``(margin, lower_certificate_dominance(B, cert))``, with a ``DeprecationWarning``.
 
     Returns
     -------
-    float, or (float, float) when B is given
-        The margin (and the dominance margin); ``inf`` for an empty certificate.
+    float
+        The margin; ``inf`` for an empty certificate.
 
     Raises
     ------
@@ -630,25 +703,64 @@ def lower_certificate_margin(A, cert: LowerCertificate, B=None):
     >>> import numpy as np
     >>> from attnlab import lower_certificate_margin, rank_lower_certificate
     >>> A = np.repeat(np.eye(3), 4, axis=0)
-    >>> lower_certificate_margin(A, rank_lower_certificate(A, 0.5), A)   # (margin, dominance margin with B = A)
-    (0.5, 1.0)
+    >>> lower_certificate_margin(A, rank_lower_certificate(A, 0.5))
+    0.5
     """
     A = _matrix(A, "A")
-    if not isinstance(cert, LowerCertificate):
-        raise TypeError(f"cert must be a LowerCertificate, not {type(cert).__name__}")
+    _lower_certificate(cert)
     if B is not None:
+        warnings.warn("lower_certificate_margin(A, cert, B) is deprecated: it returns a float; the dominance margin "
+                      "is lower_certificate_dominance(B, cert)", DeprecationWarning, stacklevel=2)
         A, B = _pair(A, B)
-    xp = get_array_module(A)
+        return lower_certificate_margin(A, cert), lower_certificate_dominance(B, cert)
     if cert.bound == 0:
-        return (math.inf, math.inf) if B is not None else math.inf
-    if any(not 0 <= int(i) < A.shape[0] for i in cert.rows) or any(
-            np.size(s) and not (0 <= np.min(s) and np.max(s) < A.shape[1]) for s in cert.sets):
-        raise ValueError(f"cert has rows or columns outside A of shape {tuple(A.shape)}")
+        return math.inf
+    _certificate_inside(cert, A.shape)
     own = np.array([float(A[i, s].sum()) for i, s in zip(cert.rows, cert.sets)])
-    margin = float((2 * own - 1 - cert.eps).min())
-    if B is None:
-        return margin
-    lab = np.full(A.shape[1], -1)
+    return float((2 * own - 1 - cert.eps).min())
+
+
+def lower_certificate_dominance(B: ArrayLike, cert: LowerCertificate) -> float:
+    r"""The diagonal-dominance margin that a lower certificate forces on any matrix B within ε of the certified A.
+
+    With :math:`C_{ab} = \sum_{j\in S_b} B_{i_a j}` (M × M), the smallest :math:`C_{aa}-\sum_{b\ne a}|C_{ab}|`:
+    it is > 0 for every B with :math:`\max_i\|A_i-B_i\|_1\le\epsilon` when the certificate is valid
+    (:func:`lower_certificate_margin` > 0), so such a B has rank ≥ M.
+
+    Parameters
+    ----------
+    B : array (n, L), float32 or float64, finite
+        The matrix to test (for instance an upper certificate's :meth:`UpperCertificate.matrix`).
+    cert : LowerCertificate
+        Rows in [0, n), sets of columns in [0, L).
+
+    Returns
+    -------
+    float
+        The dominance margin; ``inf`` for an empty certificate.
+
+    Raises
+    ------
+    TypeError
+        B not a real floating array (or float16), ``cert`` not a LowerCertificate.
+    ValueError
+        B not 2-D, empty, NaN or inf; rows or columns of ``cert`` outside B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import lower_certificate_dominance, rank_lower_certificate
+    >>> A = np.repeat(np.eye(3), 4, axis=0)
+    >>> lower_certificate_dominance(A, rank_lower_certificate(A, 0.5))   # B = A: C is the identity
+    1.0
+    """
+    B = _matrix(B, "B")
+    _lower_certificate(cert)
+    if cert.bound == 0:
+        return math.inf
+    _certificate_inside(cert, B.shape)
+    xp = get_array_module(B)
+    lab = np.full(B.shape[1], -1)
     for a, s in enumerate(cert.sets):
         lab[s] = a
     lab = xp.asarray(lab)
@@ -658,4 +770,4 @@ def lower_certificate_margin(A, cert: LowerCertificate, B=None):
         C[:, b] = Br[:, lab == (b if b < cert.bound else -1)].sum(axis=1)
     C = C[:, :cert.bound]
     dom = xp.abs(xp.diag(C)) - (xp.abs(C).sum(axis=1) - xp.abs(xp.diag(C)))
-    return margin, float(dom.min())
+    return float(dom.min())

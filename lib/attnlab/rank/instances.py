@@ -12,9 +12,11 @@ Every random draw comes from the ``numpy.random.Generator`` passed in; the resul
 """
 from __future__ import annotations
 
+from typing import NamedTuple
 
 import numpy as np
 
+from ..core._validate import Array, SeedLike
 from ..core._validate import as_generator, rng_keyword, nonnegative_int, positive_int, positive_real
 from ..core._validate import finite_scores as _finite_scores
 from ..core.logits import softmax
@@ -23,13 +25,14 @@ __all__ = [
     "sphere_points",
     "ball_points",
     "family_attention",
+    "Head",
     "planted_head",
     "noisy_head",
 ]
 
 
 @rng_keyword(2)
-def sphere_points(n: int, d: int, *, rng=None):
+def sphere_points(n: int, d: int, *, rng: SeedLike = None) -> np.ndarray:
     r"""``n`` independent uniform points on the unit sphere :math:`S^{d-1}\subset\mathbb R^d` (normalised Gaussians).
 
     Parameters
@@ -68,7 +71,7 @@ def sphere_points(n: int, d: int, *, rng=None):
 
 
 @rng_keyword(2)
-def ball_points(n: int, d: int, *, rng=None):
+def ball_points(n: int, d: int, *, rng: SeedLike = None) -> np.ndarray:
     r"""``n`` independent uniform points in the unit ball :math:`B^d` (a sphere point times :math:`U^{1/d}`).
 
     Parameters
@@ -104,7 +107,7 @@ def ball_points(n: int, d: int, *, rng=None):
 
 
 @rng_keyword(4)
-def family_attention(family: str, n: int, n_keys: int, beta: float, *, rng=None):
+def family_attention(family: str, n: int, n_keys: int, beta: float, *, rng: SeedLike = None) -> Array:
     r"""Attention :math:`\mathrm{softmax}(\beta QK^\top)` of n queries and n_keys keys, all drawn uniformly on
     :math:`S^{d-1}` (``"sphere-d"``) or in :math:`B^d` (``"ball-d"``), queries first.
 
@@ -152,8 +155,32 @@ def family_attention(family: str, n: int, n_keys: int, beta: float, *, rng=None)
     return softmax(_finite_scores(beta * (Q @ K.T), "beta"))
 
 
+class Head(NamedTuple):
+    r"""The queries and keys of a head: what :func:`planted_head` and :func:`noisy_head` return.
+
+    Attributes
+    ----------
+    Q : array (n, d), float64
+        The queries (rows).
+    K : array (n_keys, d), float64
+        The keys (rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import planted_head
+    >>> Q, K = planted_head(5, 4, 3, 1, rng=np.random.default_rng(0))
+    >>> head = planted_head(5, 4, 3, 1, rng=np.random.default_rng(0))
+    >>> head.Q.shape, head.K.shape, bool((head.Q == Q).all())
+    ((5, 3), (4, 3), True)
+    """
+    Q: np.ndarray
+    K: np.ndarray
+
+
 @rng_keyword(4)
-def planted_head(n: int, n_keys: int, d: int, r: int, *, rng=None, radius=1.0, offset=1.0, hidden=3.0):
+def planted_head(n: int, n_keys: int, d: int, r: int, *, rng: SeedLike = None, radius: float = 1.0,
+                 offset: float = 1.0, hidden: float = 3.0) -> Head:
     r"""A head in :math:`\mathbb R^d` whose visible interaction has dimension r.
 
     Queries :math:`q_0 + u_i` with :math:`u_i` uniform in the radius-``radius`` ball of a random r-dimensional
@@ -175,7 +202,8 @@ def planted_head(n: int, n_keys: int, d: int, r: int, *, rng=None, radius=1.0, o
 
     Returns
     -------
-    (Q, K) : arrays (n, d) and (n_keys, d)
+    Head
+        ``Q`` (n × d) and ``K`` (n_keys × d); it unpacks as ``Q, K``.
 
     Raises
     ------
@@ -207,11 +235,11 @@ def planted_head(n: int, n_keys: int, d: int, r: int, *, rng=None, radius=1.0, o
     Q = q0 + radius * (ball_points(n, r, rng=rng) @ Ur.T if r else np.zeros((n, d)))
     K = (ball_points(n_keys, r, rng=rng) @ Ur.T if r else 0.0) + (
         hidden * sphere_points(n_keys, d - r, rng=rng) @ Uo.T if r < d else 0.0)
-    return Q, K
+    return Head(Q, K)
 
 
 @rng_keyword(5)
-def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng=None):
+def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng: SeedLike = None) -> Head:
     r"""A head of full visible dimension whose keys lie near an r-dimensional subspace: queries uniform in
     :math:`B^d`, keys uniform in the unit ball of a random r-dimensional subspace plus
     :math:`\mathcal N(0,\sigma^2 I_d)`.
@@ -230,7 +258,8 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng=None):
 
     Returns
     -------
-    (Q, K) : arrays (n, d) and (n_keys, d)
+    Head
+        ``Q`` (n × d) and ``K`` (n_keys × d); it unpacks as ``Q, K``.
 
     Raises
     ------
@@ -258,4 +287,4 @@ def noisy_head(n: int, n_keys: int, d: int, r: int, sigma: float, *, rng=None):
     basis, _ = np.linalg.qr(rng.standard_normal((d, d)))
     Q = ball_points(n, d, rng=rng)
     K = ball_points(n_keys, r, rng=rng) @ basis[:, :r].T + sigma * rng.standard_normal((n_keys, d))
-    return Q, K
+    return Head(Q, K)

@@ -20,6 +20,8 @@ import numpy as np
 from scipy import optimize
 
 from numpy.typing import ArrayLike
+from ..core._results import former_dict
+from ..core._validate import Array
 from ..core._validate import as_float_array, nonnegative_int, positive_real, renamed
 from ..core.backend import get_array_module, to_numpy
 from ..core._validate import finite_scores as _finite_scores, matrix as _matrix
@@ -30,9 +32,11 @@ __all__ = [
     "VisibleInteraction",
     "visible_interaction_dim",
     "gibbs_matrix",
+    "BregmanGap",
     "bregman_gap",
     "BridgeSubspace",
     "bridge_subspace",
+    "SvdBridge",
     "svd_bridge",
     "chebyshev_radius",
 ]
@@ -159,7 +163,7 @@ def visible_interaction_dim(Q: ArrayLike, K: ArrayLike, tol: float = 1e-10) -> V
 
 
 @renamed(gamma="beta")
-def gibbs_matrix(a, b, log_pi, beta: float = 1.0):
+def gibbs_matrix(a: ArrayLike, b: ArrayLike, log_pi: ArrayLike, beta: float = 1.0) -> Array:
     r"""Weighted Gibbs rows :math:`p_i(j) \propto \pi_j e^{\beta\langle a_i,b_j\rangle}` (n × L).
 
     With the coordinates of :func:`visible_interaction_dim` and :math:`\log\pi = \beta\,\text{key}`, β the inverse
@@ -206,8 +210,33 @@ def gibbs_matrix(a, b, log_pi, beta: float = 1.0):
     return softmax(_finite_scores(beta * (a @ b.T) + log_pi[None, :], "beta"))
 
 
+class BregmanGap(NamedTuple):
+    r"""The three terms of the support-gap identity of :func:`bregman_gap`: ``lhs = kl_term + rest``.
+
+    Attributes
+    ----------
+    lhs : float
+        :math:`h(x)-\langle x,c_y\rangle`.
+    kl_term : float
+        :math:`\mathrm{KL}(p_y\|p_x)/\beta` (≥ 0).
+    rest : float
+        :math:`h(y)-\langle y,c_y\rangle`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import bregman_gap
+    >>> g = bregman_gap(np.array([[1.0], [-1.0]]), np.zeros(2), 2.0, np.array([0.3]), np.array([-0.5]))
+    >>> bool(abs(g.lhs - g.kl_term - g.rest) < 1e-12)
+    True
+    """
+    lhs: float
+    kl_term: float
+    rest: float
+
+
 @renamed(gamma="beta")
-def bregman_gap(Kx, log_pi, beta, x, y):
+def bregman_gap(Kx: ArrayLike, log_pi: ArrayLike, beta: float, x: ArrayLike, y: ArrayLike) -> BregmanGap:
     r"""The support-gap identity of the upper law for the log-partition function h of the Gibbs family.
 
     :math:`h(x)=\beta^{-1}\log\sum_j\pi_je^{\beta\langle x,k_j\rangle}`.
@@ -233,8 +262,8 @@ def bregman_gap(Kx, log_pi, beta, x, y):
 
     Returns
     -------
-    (float, float, float)
-        ``(lhs, kl_term, rest)``, with lhs = kl_term + rest up to rounding.
+    BregmanGap
+        ``lhs``, ``kl_term`` and ``rest``, with lhs = kl_term + rest up to rounding; it unpacks in that order.
 
     Raises
     ------
@@ -263,7 +292,7 @@ def bregman_gap(Kx, log_pi, beta, x, y):
     c = py @ Kx
     logpy, logpx = ly - beta * hy, lx - beta * hx
     kl = float((py * (logpy - logpx)).sum())
-    return hx - float(x @ c), kl / beta, hy - float(y @ c)
+    return BregmanGap(hx - float(x @ c), kl / beta, hy - float(y @ c))
 
 
 # --------------------------------------------------------------------------- the SVD bridge
@@ -348,7 +377,60 @@ def bridge_subspace(Q: ArrayLike, K: ArrayLike, r: int, *, center: ArrayLike | N
     return BridgeSubspace(*_bridge_subspace(Q, K, r, center))
 
 
-def svd_bridge(Q, K, beta, r: int, *, center=None):
+@former_dict
+class SvdBridge(NamedTuple):
+    r"""The residual tolerances of a head's rank-r SVD subspace: the result of :func:`svd_bridge`.
+
+    ``error`` ≤ ``tau_exact`` ≤ ``tau_width`` ≤ ``tau_spec``. It replaced a dict: ``b["tau_exact"]`` still works,
+    with a ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    r : int
+        Dimension of the subspace W.
+    tau_exact : float
+        :math:`\max_i 2\tanh(\operatorname{osc}_j h_{ij}/4)`, the bound on the error of dropping the residual.
+    tau_width : float
+        :math:`2\tanh(\beta\rho\,w_r/2)`.
+    tau_spec : float
+        :math:`2\tanh(\beta\rho\,\sigma_{r+1}(Z)/2)`.
+    error : float
+        Row-ℓ1 error of ``A_W`` against ``A``.
+    rho : float
+        :math:`\rho=\max_i\|u_i\|`.
+    width : float
+        :math:`w_r=\max_j\|e_j\|`, the largest residual key.
+    sigma_next : float
+        :math:`\sigma_{r+1}(Z)` (0 when r ≥ rank Z).
+    explained : float
+        The share of :math:`\|Z\|_F^2` in W.
+    A : array (n, L)
+        The attention matrix :math:`\mathrm{softmax}(\beta QK^\top)`.
+    A_W : array (n, L)
+        The attention with the residual logits removed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import svd_bridge
+    >>> b = svd_bridge(np.eye(3), np.eye(3), 1.0, 3)   # r = 3 ≥ rank Z: nothing is dropped
+    >>> b.r, bool(max(b.error, b.tau_exact, b.tau_spec) < 1e-12)
+    (3, True)
+    """
+    r: int
+    tau_exact: float
+    tau_width: float
+    tau_spec: float
+    error: float
+    rho: float
+    width: float
+    sigma_next: float
+    explained: float
+    A: Array
+    A_W: Array
+
+
+def svd_bridge(Q: ArrayLike, K: ArrayLike, beta: float, r: int, *, center: ArrayLike | None = None) -> SvdBridge:
     r"""Residual tolerances of the rank-r SVD subspace W of the centred visible keys.
 
     With :math:`u_i = q_i - \bar q` (:math:`\bar q` the query mean, ``center`` to override) and
@@ -374,7 +456,7 @@ def svd_bridge(Q, K, beta, r: int, *, center=None):
 
     Returns
     -------
-    dict
+    SvdBridge
         ``r``, ``tau_exact``, ``tau_width``, ``tau_spec``, ``error`` (row-ℓ1 error of A_W against A), ``rho``,
         ``width``, ``sigma_next`` (σ_{r+1}(Z)), ``explained`` (share of ‖Z‖_F² in W), ``A`` and ``A_W`` (n × L).
 
@@ -391,7 +473,7 @@ def svd_bridge(Q, K, beta, r: int, *, center=None):
     >>> from attnlab import svd_bridge
     >>> rng = np.random.default_rng(0)
     >>> b = svd_bridge(rng.standard_normal((6, 3)), rng.standard_normal((5, 3)), 2.0, 1)
-    >>> bool(b["error"] <= b["tau_exact"] <= b["tau_width"] <= b["tau_spec"])
+    >>> bool(b.error <= b.tau_exact <= b.tau_width <= b.tau_spec)
     True
     """
     Q, K = _head(Q, K)
@@ -410,9 +492,9 @@ def svd_bridge(Q, K, beta, r: int, *, center=None):
     sig = float(s[r]) if r < s.size else 0.0
     A = softmax(logits)
     A_W = softmax(logits - H)
-    return dict(r=r, tau_exact=float(2 * xp.tanh(osc / 4).max()), tau_width=2 * math.tanh(beta * rho * width / 2),
-                tau_spec=2 * math.tanh(beta * rho * sig / 2), error=row_l1_error(A, A_W), rho=rho, width=width,
-                sigma_next=sig, explained=float((s[:r] ** 2).sum() / (s**2).sum()), A=A, A_W=A_W)
+    return SvdBridge(r=r, tau_exact=float(2 * xp.tanh(osc / 4).max()), tau_width=2 * math.tanh(beta * rho * width / 2),
+                     tau_spec=2 * math.tanh(beta * rho * sig / 2), error=row_l1_error(A, A_W), rho=rho, width=width,
+                     sigma_next=sig, explained=float((s[:r] ** 2).sum() / (s**2).sum()), A=A, A_W=A_W)
 
 
 def chebyshev_radius(X: ArrayLike) -> float:

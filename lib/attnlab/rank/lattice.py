@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..core._results import former_dict
 from ..core._validate import nonnegative_int, positive_int, positive_real, renamed
 from ..core._validate import certificate_eps as _eps, matrix_pair as _pair
+from ._results import former_dict_renamed
 from .interaction import chebyshev_radius
 from ..core.logits import softmax
 
@@ -32,12 +36,18 @@ __all__ = [
     "cell_half_width",
     "lattice_row_count",
     "lattice_query_radius",
+    "LatticeLower",
     "lattice_lower_count",
     "lattice_1d",
+    "KronFactor",
     "kron_factor",
     "kron_error_bound",
+    "KronUpper",
     "lattice_kron_upper",
+    "LatticeInfo",
+    "LatticeInstance",
     "lattice_instance",
+    "LatticeMessages",
     "lattice_materialised",
 ]
 
@@ -184,7 +194,7 @@ def lattice_gamma(d: int, beta: float, margin: int = 8) -> float:
     return lo
 
 
-def cell_half_width(d: int, eps: float):
+def cell_half_width(d: int, eps: float) -> int | None:
     r"""Smallest h with :math:`m(h)^d > (1+\epsilon)/2`, m(h) the full-lattice mass of [−h, h] under the 1-D discrete
     Gaussian :math:`e^{-t^2/2}`: message cells of the lattice certificate are cubes of side ℓ = 2h + 1.
 
@@ -273,7 +283,58 @@ def lattice_query_radius(d: int, gamma: float) -> float:
     return math.sqrt(_max_sum_of_squares(int(math.floor(gamma * gamma + 1e-9)), d)) / gamma
 
 
-def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
+@former_dict_renamed(M="bound")
+class LatticeLower(NamedTuple):
+    r"""The lower certificate of the lattice ball: the result of :func:`lattice_lower_count`.
+
+    It replaced a dict: ``x["gamma"]`` still works, and ``x["M"]`` is ``x.bound``, each with a ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    beta : float
+        The instance's inverse temperature :math:`\gamma\sqrt d R`.
+    beta_nominal : float
+        The argument β.
+    eps : float
+        Tolerance.
+    gamma : float
+        Lattice scale (:func:`lattice_gamma` (d, β)).
+    R : int
+        Key cube half-width :math:`\lceil\gamma\rceil` + margin.
+    log10_tokens : float
+        log10 of the effective token count :math:`\sum_u e^{(dR^2-\|u\|^2)/2}`.
+    ell : int or None
+        Message spacing ℓ = 2h + 1 (None for ε ≥ 1).
+    bound : int
+        The certified lower bound M on :math:`r_\epsilon` (the number of messages; 0 for ε ≥ 1).
+    mass : float
+        Own-cell mass of a message (1 for ε ≥ 1).
+    margin_ok : bool
+        Whether that mass exceeds (1 + ε)/2.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_lower_count
+    >>> x = lattice_lower_count(2, 1e3, 0.5)
+    >>> x.bound, x.ell, x.margin_ok
+    (177, 3, True)
+    """
+    d: int
+    beta: float
+    beta_nominal: float
+    eps: float
+    gamma: float
+    R: int
+    log10_tokens: float
+    ell: int | None
+    bound: int
+    mass: float
+    margin_ok: bool
+
+
+def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8) -> LatticeLower:
     r"""The lattice construction of the lower law, evaluated exactly without materialising tokens.
 
     Keys: the integer points u of the cube :math:`[-R,R]^d`, scaled to :math:`k_u = u/(\sqrt d R)` (in the
@@ -285,7 +346,7 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
     the cube only removes mass outside the cell, so the mass on the own cell is at least the product of
     full-lattice 1-D masses; ℓ is the smallest odd spacing making it > (1+ε)/2.
 
-    Returns a dict with M (the certificate), ℓ, γ, the own-cell mass, and log10 of the effective token
+    Returns the certificate M (``bound``), ℓ, γ, the own-cell mass, and log10 of the effective token
     count :math:`\sum_u e^{(dR^2-\|u\|^2)/2}` (multiplicities :math:`e^{(dR^2-\|u\|^2)/2}\ge 1`: real numbers, not
     integers; a literal token count would round them, which this function does not do). ``beta`` is the instance's
     :math:`\gamma\sqrt d R` (:func:`lattice_gamma` rounds down where the ceiling jumps), ``beta_nominal`` the
@@ -304,8 +365,8 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
 
     Returns
     -------
-    dict
-        d, beta, beta_nominal, eps, gamma, R, log10_tokens, ell, M, mass, margin_ok.
+    LatticeLower
+        d, beta, beta_nominal, eps, gamma, R, log10_tokens, ell, bound (M), mass, margin_ok.
 
     Raises
     ------
@@ -317,7 +378,7 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
     Examples
     --------
     >>> from attnlab import lattice_lower_count
-    >>> lattice_lower_count(2, 1e3, 0.5)["M"]
+    >>> lattice_lower_count(2, 1e3, 0.5).bound
     177
     """
     positive_int(d, "d")
@@ -332,13 +393,13 @@ def lattice_lower_count(d: int, beta: float, eps: float, *, margin: int = 8):
                log10_tokens=log10_tokens)
     h = cell_half_width(d, eps)
     if h is None:  # ε ≥ 1: B = 0 is within ε, so r_ε = 0 and there is nothing to certify
-        return dict(out, ell=None, M=0, mass=1.0, margin_ok=True)
+        return LatticeLower(**out, ell=None, bound=0, mass=1.0, margin_ok=True)
     mass = _dgauss_mass(h, 60, 60) ** d
-    return dict(out, ell=2 * h + 1, M=_ball_lattice_count(gamma / (2 * h + 1), d), mass=float(mass),
-                margin_ok=bool(mass > (1 + eps) / 2))
+    return LatticeLower(**out, ell=2 * h + 1, bound=_ball_lattice_count(gamma / (2 * h + 1), d), mass=float(mass),
+                        margin_ok=bool(mass > (1 + eps) / 2))
 
 
-def lattice_1d(gamma: float, margin: int = 8):
+def lattice_1d(gamma: float, margin: int = 8) -> np.ndarray:
     r"""The 1-D factor :math:`A_1[c,u] = e^{cu-u^2/2}/Z_c`, c ∈ [−⌊γ⌋, ⌊γ⌋], u ∈ [−R, R]: the lattice instance's
     cube-query matrix is its d-fold Kronecker power and the ball rows are a subset of those rows.
 
@@ -391,8 +452,29 @@ def _kron_error_parts(gamma, k, margin):
     return float(np.abs(A1 - B1).sum(axis=1).max()), float(np.abs(B1).sum(axis=1).max())
 
 
+class KronFactor(NamedTuple):
+    """The 1-D factor of the lattice instance and its truncated SVD: the result of :func:`kron_factor`.
+
+    Attributes
+    ----------
+    A1 : array (2⌊γ⌋ + 1, 2R + 1)
+        The 1-D factor (:func:`lattice_1d`), row-stochastic.
+    B1 : array, A1's shape
+        Its rank-r truncated SVD.
+
+    Examples
+    --------
+    >>> from attnlab import kron_factor, kron_error_bound
+    >>> f = kron_factor(2.0, 5, 2)   # full rank: B1 = A1 up to rounding
+    >>> bool(kron_error_bound(f.A1, f.B1, 2) < 1e-12)
+    True
+    """
+    A1: np.ndarray
+    B1: np.ndarray
+
+
 @renamed(k="r")
-def kron_factor(gamma: float, r: int, margin: int = 8):
+def kron_factor(gamma: float, r: int, margin: int = 8) -> KronFactor:
     """``(A1, B1)``: the 1-D factor of the lattice instance (:func:`lattice_1d`) and its rank-r truncated SVD.
 
     Parameters
@@ -406,7 +488,8 @@ def kron_factor(gamma: float, r: int, margin: int = 8):
 
     Returns
     -------
-    (A1, B1) : arrays of the same shape
+    KronFactor
+        ``A1`` and ``B1``, arrays of the same shape; it unpacks as ``A1, B1``.
 
     Raises
     ------
@@ -429,10 +512,10 @@ def kron_factor(gamma: float, r: int, margin: int = 8):
     if positive_int(r, "r") > size:
         raise ValueError(f"r must lie in [1, {size}] (the rows of the 1-D factor), got {r}")
     A1, U, s, Vt = _lattice_svd(gamma, margin)
-    return A1, (U[:, :r] * s[:r]) @ Vt[:r]
+    return KronFactor(A1, (U[:, :r] * s[:r]) @ Vt[:r])
 
 
-def kron_error_bound(A1, B1, d: int) -> float:
+def kron_error_bound(A1: ArrayLike, B1: ArrayLike, d: int) -> float:
     r"""The bound :math:`E\sum_{j<d}S^j` on the row-ℓ1 error of :math:`B_1^{\otimes d}` against :math:`A_1^{\otimes d}`
     (A1 row-stochastic), with :math:`E=\max_c\|A_{1,c}-B_{1,c}\|_1` and :math:`S=\max_c\|B_{1,c}\|_1`
     (see :func:`lattice_kron_upper`).
@@ -469,7 +552,68 @@ def kron_error_bound(A1, B1, d: int) -> float:
     return E * sum(S**j for j in range(d))
 
 
-def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_max: int = 4096):
+@former_dict_renamed(rank="bound")
+class KronUpper(NamedTuple):
+    r"""The upper certificate of the lattice ball: the result of :func:`lattice_kron_upper`.
+
+    It replaced a dict: ``c["n"]`` still works, and ``c["rank"]`` is ``c.bound``, each with a
+    ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    beta : float
+        The instance's inverse temperature :math:`\gamma\sqrt d R`.
+    beta_nominal : float
+        The argument β.
+    eps : float
+        Tolerance.
+    gamma : float
+        Lattice scale.
+    margin : int
+        Extra key layers beyond ⌈γ⌉.
+    n : int
+        Number of rows of the instance.
+    rho_Q : float
+        Chebyshev radius of the queries (:func:`lattice_query_radius`; :math:`\rho_K = 1`).
+    k1 : int or None
+        Rank of the 1-D factor (None when its SVD was skipped, ``size_1d`` > ``svd_max``).
+    size_1d : int
+        Rows 2⌊γ⌋ + 1 of the 1-D factor.
+    kron_rank : int or None
+        :math:`k_1^d`.
+    bound : int
+        The certified upper bound min(k1^d, n) on :math:`r_\epsilon`.
+    method : str
+        ``"kronecker-svd"`` or ``"rows"`` (B = A).
+    error_bound : float
+        The bound on the row-ℓ1 error of B (≤ ε; 0 for ``"rows"``).
+
+    Examples
+    --------
+    >>> from attnlab import lattice_kron_upper
+    >>> c = lattice_kron_upper(2, 1e3, 0.5)
+    >>> c.method, c.bound == c.kron_rank == c.k1 ** 2
+    ('kronecker-svd', True)
+    """
+    d: int
+    beta: float
+    beta_nominal: float
+    eps: float
+    gamma: float
+    margin: int
+    n: int
+    rho_Q: float
+    k1: int | None
+    size_1d: int
+    kron_rank: int | None
+    bound: int
+    method: str
+    error_bound: float
+
+
+def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_max: int = 4096) -> KronUpper:
     r"""Upper certificate of the lattice instance: :math:`B = B_1^{\otimes d}` (ball rows), or B = A.
 
     :math:`B_1` is a truncated SVD of the 1-D factor :func:`lattice_1d`; B = A (rank ≤ n, the row count) is
@@ -483,8 +627,8 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
 
     Returns
     -------
-    dict
-        ``rank`` = min(k1^d, n), ``method`` ("kronecker-svd" or "rows"), ``error_bound`` (≤ ε; 0 for
+    KronUpper
+        ``bound`` = min(k1^d, n), ``method`` ("kronecker-svd" or "rows"), ``error_bound`` (≤ ε; 0 for
         "rows"), k1, the 1-D size, γ, n and :math:`\rho_Q` (for Γ = β ρ_Q ρ_K with ρ_K = 1). When the 1-D factor
         has more than ``svd_max`` rows its SVD is skipped (k1 = None) and the certificate is the row count.
 
@@ -512,7 +656,7 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     --------
     >>> from attnlab import lattice_kron_upper
     >>> c = lattice_kron_upper(2, 1e3, 0.5)
-    >>> c["rank"] <= c["n"] and c["error_bound"] <= 0.5
+    >>> c.bound <= c.n and c.error_bound <= 0.5
     True
     """
     d = positive_int(d, "d")
@@ -526,7 +670,7 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
                gamma=gamma, margin=margin, n=n, rho_Q=lattice_query_radius(d, gamma))
     size = 2 * math.floor(gamma) + 1
     if size > svd_max:
-        return dict(out, k1=None, size_1d=size, kron_rank=None, rank=n, method="rows", error_bound=0.0)
+        return KronUpper(**out, k1=None, size_1d=size, kron_rank=None, bound=n, method="rows", error_bound=0.0)
 
     def bound(k):
         E, S = _kron_error_parts(gamma, k, margin)  # kron_error_bound(*kron_factor(gamma, k, margin), d), cached
@@ -540,11 +684,80 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     while bound(k1) > eps:  # the bound need not be monotone in k: step up until it holds
         k1 += 1
     kron = k1**d
-    return dict(out, k1=k1, size_1d=size, kron_rank=kron, rank=min(kron, n),
-                method="kronecker-svd" if kron < n else "rows", error_bound=bound(k1) if kron < n else 0.0)
+    return KronUpper(**out, k1=k1, size_1d=size, kron_rank=kron, bound=min(kron, n),
+                     method="kronecker-svd" if kron < n else "rows", error_bound=bound(k1) if kron < n else 0.0)
 
 
-def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
+@former_dict
+class LatticeInfo(NamedTuple):
+    r"""The sizes and geometry of a materialised lattice instance: :attr:`LatticeInstance.info`.
+
+    It replaced a dict: ``info["ell"]`` still works, with a ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    gamma : float
+        Lattice scale.
+    R : int
+        Key cube half-width :math:`\lceil\gamma\rceil` + margin.
+    ell : int
+        Message spacing ℓ = 2h + 1.
+    beta : float
+        Inverse temperature :math:`\gamma\sqrt d R`.
+    min_own_mass : float
+        The smallest mass a message row puts on its own cell (> (1 + ε)/2).
+    rho_Q, rho_K : float
+        Chebyshev radii of the query and key sets.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_instance
+    >>> info = lattice_instance(2, 3.0, 0.5).info
+    >>> info.ell, info.R
+    (3, 7)
+    """
+    d: int
+    gamma: float
+    R: int
+    ell: int
+    beta: float
+    min_own_mass: float
+    rho_Q: float
+    rho_K: float
+
+
+class LatticeInstance(NamedTuple):
+    r"""A materialised lattice instance with its message rows: the result of :func:`lattice_instance`.
+
+    It unpacks as ``A, messages, cells, info``.
+
+    Attributes
+    ----------
+    A : array (n, (2R + 1)^d)
+        The attention matrix, row-stochastic.
+    messages : int array (M,)
+        The message rows.
+    cells : list of int arrays
+        Their own cells (column indices), one per message.
+    info : LatticeInfo
+        Sizes and geometry.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_instance
+    >>> inst = lattice_instance(2, 3.0, 0.5)
+    >>> inst.A.shape, len(inst.messages) == len(inst.cells)
+    ((29, 225), True)
+    """
+    A: np.ndarray
+    messages: np.ndarray
+    cells: list
+    info: LatticeInfo
+
+
+def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4) -> LatticeInstance:
     r"""The lattice instance of the lower law with *every* integer query, materialised, for both certificates.
 
     Keys: integer points u of :math:`[-R,R]^d`, :math:`R=\lceil\gamma\rceil+` margin, scaled to
@@ -567,10 +780,11 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
 
     Returns
     -------
-    (A, messages, cells, info)
-        A (n × (2R+1)^d, row-stochastic), the message row indices, their own cells (column indices) and a dict
-        with d, γ, R, ℓ, β, the smallest own-cell mass ``min_own_mass`` and the Chebyshev radii ``rho_Q``,
-        ``rho_K`` of the query and key sets.
+    LatticeInstance
+        ``A`` (n × (2R+1)^d, row-stochastic), the message row indices ``messages``, their own cells ``cells``
+        (column indices) and ``info`` (:class:`LatticeInfo`: d, γ, R, ℓ, β, the smallest own-cell mass
+        ``min_own_mass`` and the Chebyshev radii ``rho_Q``, ``rho_K`` of the query and key sets); it unpacks as
+        ``A, messages, cells, info``.
 
     Raises
     ------
@@ -583,7 +797,7 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     --------
     >>> from attnlab import lattice_instance
     >>> A, messages, cells, info = lattice_instance(2, 3.0, 0.5)
-    >>> A.shape, len(messages), info["ell"], bool(info["min_own_mass"] > 0.75)
+    >>> A.shape, len(messages), info.ell, bool(info.min_own_mass > 0.75)
     ((29, 225), 5, 3, True)
     """
     positive_int(d, "d")
@@ -604,13 +818,36 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4):
     messages = np.nonzero((np.mod(cs, ell) == 0).all(axis=1))[0]
     cells = [np.nonzero(np.abs(grid - cs[i]).max(axis=1) <= h)[0] for i in messages]
     own = np.array([A[i, c].sum() for i, c in zip(messages, cells)])
-    info = dict(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(_lattice_beta(d, gamma, margin)),
-                min_own_mass=float(own.min()), rho_Q=chebyshev_radius(cs / gamma),
-                rho_K=chebyshev_radius(grid / (math.sqrt(d) * R)))
-    return A, messages, cells, info
+    info = LatticeInfo(d=d, gamma=float(gamma), R=R, ell=ell, beta=float(_lattice_beta(d, gamma, margin)),
+                       min_own_mass=float(own.min()), rho_Q=chebyshev_radius(cs / gamma),
+                       rho_K=chebyshev_radius(grid / (math.sqrt(d) * R)))
+    return LatticeInstance(A, messages, cells, info)
 
 
-def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
+class LatticeMessages(NamedTuple):
+    r"""The message rows of a lattice instance and their own cells: the result of :func:`lattice_materialised`.
+
+    It unpacks as ``A, cells``.
+
+    Attributes
+    ----------
+    A : array (M, (2R + 1)^d)
+        The message rows, row-stochastic.
+    cells : list of int arrays
+        Their own cells: row a puts mass > (1 + ε)/2 on ``cells[a]``.
+
+    Examples
+    --------
+    >>> from attnlab import lattice_materialised
+    >>> m = lattice_materialised(2, 3.0, 0.5)
+    >>> m.A.shape[0] == len(m.cells)
+    True
+    """
+    A: np.ndarray
+    cells: list
+
+
+def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4) -> LatticeMessages:
     r"""The message rows of :func:`lattice_instance` and their own cells: a matrix whose lower certificate is
     every row (row a puts mass > (1 + ε)/2 on ``cells[a]``).
 
@@ -621,8 +858,8 @@ def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
 
     Returns
     -------
-    (A, cells)
-        A (M × (2R+1)^d) and the M own cells.
+    LatticeMessages
+        ``A`` (M × (2R+1)^d) and the M own cells ``cells``; it unpacks as ``A, cells``.
 
     Raises
     ------
@@ -637,4 +874,4 @@ def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4):
     ((5, 225), True)
     """
     A, messages, cells, _ = lattice_instance(d, gamma, eps, margin=margin)
-    return A[messages], cells
+    return LatticeMessages(A[messages], cells)

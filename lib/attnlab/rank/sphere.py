@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize, spatial, special
 
+from ..core._validate import SeedLike
 from ..core._validate import (as_float_array, as_generator, nonnegative_int, positive_int, positive_real, real,
                               rng_keyword)
 from ..core._validate import certificate_eps as _eps
+from ._results import former_dict_renamed
 from .instances import sphere_points
 
 __all__ = [
@@ -32,7 +36,9 @@ __all__ = [
     "cap_radius",
     "harmonic_dimension",
     "harmonic_coefficients",
+    "HarmonicUpper",
     "sphere_harmonic_upper",
+    "SphereLower",
     "sphere_gv_lower",
     "sphere_packing",
     "sphere_lower_count",
@@ -51,7 +57,7 @@ def _leggauss(n=400):
     return np.polynomial.legendre.leggauss(n)
 
 
-def sphere_cap_mass(d: int, beta: float, rho):
+def sphere_cap_mass(d: int, beta: float, rho: ArrayLike) -> float | np.ndarray:
     r"""Mass that :math:`p_x(k)\propto e^{\beta\langle x,k\rangle}` (k uniform on :math:`S^{d-1}`) puts on the cap
     of angular radius ρ around x:
     :math:`\int_0^\rho e^{\beta(\cos\theta-1)}\sin^{d-2}\theta\,d\theta \big/ \int_0^\pi(\cdot)`.
@@ -186,7 +192,47 @@ def cap_radius(d: int, beta: float, eps: float) -> float:
     return optimize.brentq(lambda t: _cap_mass(d, beta, t) - thr, 1e-12, math.pi, xtol=1e-14) * (1 + 1e-9)
 
 
-def sphere_gv_lower(d: int, beta: float, eps: float):
+@former_dict_renamed(M="bound")
+class SphereLower(NamedTuple):
+    r"""A lower certificate of the continuum sphere: the result of :func:`sphere_gv_lower` (the packing bound,
+    no points drawn) and of :func:`sphere_lower_count` (an explicit packing).
+
+    It replaced a dict: ``x["rho"]`` still works, and ``x["M"]`` is ``x.bound``, each with a ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    d : int
+        Ambient dimension (the sphere :math:`S^{d-1}`).
+    beta : float
+        Inverse temperature.
+    eps : float
+        Tolerance.
+    rho : float
+        Radius of the own caps (π for ε ≥ 1).
+    bound : int
+        The certified lower bound M on :math:`r_\epsilon` (the number of messages).
+    mass : float
+        Own-cap mass of a message (> (1 + ε)/2).
+    candidates : int or None
+        The candidates the packing was screened from (None for :func:`sphere_gv_lower`, which draws none).
+
+    Examples
+    --------
+    >>> from attnlab import sphere_gv_lower
+    >>> x = sphere_gv_lower(2, 1e4, 0.25)
+    >>> x.bound, x.candidates
+    (178, None)
+    """
+    d: int
+    beta: float
+    eps: float
+    rho: float
+    bound: int
+    mass: float
+    candidates: int | None = None
+
+
+def sphere_gv_lower(d: int, beta: float, eps: float) -> SphereLower:
     r"""Lower certificate of the continuum sphere at (β, ε), without constructing the messages.
 
     ρ is the smallest angle (root of :func:`sphere_cap_mass` = (1+ε)/2, enlarged by a relative 1e-9) with own-cap
@@ -206,8 +252,8 @@ def sphere_gv_lower(d: int, beta: float, eps: float):
 
     Returns
     -------
-    dict
-        d, beta, eps, rho, M (the certificate), mass (own-cap mass).
+    SphereLower
+        d, beta, eps, rho, bound (the certificate M), mass (own-cap mass); ``candidates`` is None.
 
     Raises
     ------
@@ -219,17 +265,17 @@ def sphere_gv_lower(d: int, beta: float, eps: float):
     Examples
     --------
     >>> from attnlab import sphere_gv_lower
-    >>> sphere_gv_lower(2, 1e4, 0.25)["M"]
+    >>> sphere_gv_lower(2, 1e4, 0.25).bound
     178
     """
     d = _sphere_dim(d)
     positive_real(beta, "beta")
     eps = _eps(eps)
     if eps >= 1:  # the zero matrix is within ε
-        return dict(d=d, beta=float(beta), eps=eps, rho=math.pi, M=0, mass=1.0)
+        return SphereLower(d=d, beta=float(beta), eps=eps, rho=math.pi, bound=0, mass=1.0)
     rho = cap_radius(d, beta, eps)
     M = 1 if 2 * rho >= math.pi else math.ceil(1 / cap_area(d, 2 * rho))
-    return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(M), mass=float(_cap_mass(d, beta, rho)))
+    return SphereLower(d=d, beta=float(beta), eps=eps, rho=rho, bound=int(M), mass=float(_cap_mass(d, beta, rho)))
 
 
 def harmonic_dimension(d: int, N: int) -> int:
@@ -282,7 +328,7 @@ def _harmonic_coefficients(d, beta, n):
     return (n + lam) / lam * special.ive(n + lam, beta) / special.ive(lam, beta)
 
 
-def harmonic_coefficients(d: int, beta: float, n: int):
+def harmonic_coefficients(d: int, beta: float, n: int) -> np.ndarray:
     r"""The Funk–Hecke coefficients :math:`b_0,\dots,b_n` of a row of the continuum sphere: the expansion
     :math:`e^{\beta t}/Z(\beta) = \sum_k b_k C_k^{\lambda}(t)` in Gegenbauer polynomials, λ = (d − 2)/2
     (for d = 2, Chebyshev polynomials :math:`T_k`).
@@ -374,13 +420,60 @@ def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None, last_only=False):
     return errs, float((p * mu).sum())
 
 
-def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: int = 8, n_max: int | None = None):
+@former_dict_renamed(rank="bound")
+class HarmonicUpper(NamedTuple):
+    r"""The zonal-harmonic upper certificate of the continuum sphere: the result of :func:`sphere_harmonic_upper`.
+
+    It replaced a dict: ``c["N"]`` still works, and ``c["rank"]`` is ``c.bound``, each with a
+    ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    d : int
+        Ambient dimension.
+    beta : float
+        Inverse temperature.
+    eps : float
+        Tolerance.
+    N : int
+        The truncation degree.
+    bound : int
+        The certified upper bound :math:`\dim\mathcal H_{\le N}(S^{d-1})` on :math:`r_\epsilon`.
+    error : float
+        The :math:`L^1(\sigma)` error of the truncation (the finer quadrature).
+    quadrature_gap : float
+        The difference of the two quadratures; ``error + quadrature_gap`` ≤ ε.
+    mass : float
+        The quadrature of p (1 up to rounding).
+    nodes : int
+        Number of quadrature nodes of the finer rule.
+
+    Examples
+    --------
+    >>> from attnlab import sphere_harmonic_upper
+    >>> c = sphere_harmonic_upper(2, 100.0, 0.25)
+    >>> c.bound == 2 * c.N + 1
+    True
+    """
+    d: int
+    beta: float
+    eps: float
+    N: int
+    bound: int
+    error: float
+    quadrature_gap: float
+    mass: float
+    nodes: int
+
+
+def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: int = 8,
+                          n_max: int | None = None) -> HarmonicUpper:
     r"""Upper certificate of the continuum sphere: the expansion of :math:`p_x(k)=e^{\beta\langle x,k\rangle}/Z` in
     zonal harmonics truncated at the smallest degree N with :math:`L^1(\sigma)` error ≤ ε.
 
     :math:`p_N(x,k) = \sum_{n\le N} b_n C_n^\lambda(\langle x,k\rangle)` is, by the addition theorem, a sum of
     :math:`\dim\mathcal H_{\le N}` products :math:`Y(x)Y(k)`, so every query row lies in one space of that
-    dimension: r_ε ≤ ``rank``. The error :math:`\int|p-p_N|\,d\sigma` depends on t = ⟨x, k⟩ only and is
+    dimension: r_ε ≤ ``bound``. The error :math:`\int|p-p_N|\,d\sigma` depends on t = ⟨x, k⟩ only and is
     computed by composite Gauss–Legendre quadrature in θ = arccos t (``nodes_per_degree`` nodes per panel, one
     panel per degree of the largest N tried, plus 64), with :math:`C_n^\lambda` by the three-term recurrence
     (cos nθ for d = 2). The kinks of :math:`|p-p_N|` limit that quadrature's accuracy, so at the first N it
@@ -402,8 +495,8 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
 
     Returns
     -------
-    dict
-        d, beta, eps, N, rank, error, quadrature_gap, ``mass`` (the quadrature of p, 1 up to rounding) and
+    HarmonicUpper
+        d, beta, eps, N, bound (the rank), error, quadrature_gap, ``mass`` (the quadrature of p, 1 up to rounding) and
         ``nodes`` (number of quadrature nodes).
 
     Raises
@@ -417,7 +510,7 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
     --------
     >>> from attnlab import sphere_harmonic_upper
     >>> c = sphere_harmonic_upper(2, 100.0, 0.25)
-    >>> c["rank"] == 2 * c["N"] + 1 and c["error"] + c["quadrature_gap"] <= 0.25
+    >>> c.bound == 2 * c.N + 1 and c.error + c.quadrature_gap <= 0.25
     True
     """
     d = _sphere_dim(d)
@@ -438,8 +531,8 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
         fine = _zonal_errors(d, beta, b, fth, fmu, n_stop=N, last_only=True)[0][-1]
         gap = abs(fine - errs[-1])
         if fine + gap <= eps:
-            return dict(d=d, beta=float(beta), eps=eps, N=N, rank=harmonic_dimension(d, N), error=fine,
-                        quadrature_gap=gap, mass=mass, nodes=int(fth.size))
+            return HarmonicUpper(d=d, beta=float(beta), eps=eps, N=N, bound=harmonic_dimension(d, N), error=fine,
+                                 quadrature_gap=gap, mass=mass, nodes=int(fth.size))
         if N == n_max:
             break
         more, _ = _zonal_errors(d, beta, b, th, mu, n_stop=n_max, eps=None)
@@ -451,7 +544,7 @@ def sphere_harmonic_upper(d: int, beta: float, eps: float, *, nodes_per_degree: 
 
 
 @rng_keyword(3)
-def sphere_packing(d: int, angle: float, n_candidates: int, *, rng=None):
+def sphere_packing(d: int, angle: float, n_candidates: int, *, rng: SeedLike = None) -> np.ndarray:
     r"""Points on :math:`S^{d-1}` at pairwise angle > ``angle``: random candidates screened greedily with a k-d tree
     (each accepted point blocks its neighbours within chord :math:`2\sin(\text{angle}/2)`).
 
@@ -503,7 +596,7 @@ def sphere_packing(d: int, angle: float, n_candidates: int, *, rng=None):
 
 
 @rng_keyword(4)
-def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rng=None):
+def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rng: SeedLike = None) -> SphereLower:
     r"""Lower certificate of the continuum sphere from an explicit packing: messages at pairwise angle > 2ρ, own sets
     the caps of radius ρ, keys the uniform measure on :math:`S^{d-1}` (the limit of many equal-weight tokens).
 
@@ -524,8 +617,8 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rn
 
     Returns
     -------
-    dict
-        d, beta, eps, rho, M (the certificate: the packing size), mass (own-cap mass), candidates.
+    SphereLower
+        d, beta, eps, rho, bound (the certificate M: the packing size), mass (own-cap mass), candidates.
 
     Raises
     ------
@@ -539,7 +632,7 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rn
     >>> import numpy as np
     >>> from attnlab import sphere_lower_count
     >>> x = sphere_lower_count(2, 1e3, 0.25, 2000, rng=np.random.default_rng(0))
-    >>> bool(x["mass"] > 0.625 and x["M"] >= 1)
+    >>> bool(x.mass > 0.625 and x.bound >= 1)
     True
     """
     d = _sphere_dim(d)
@@ -552,5 +645,5 @@ def sphere_lower_count(d: int, beta: float, eps: float, n_candidates: int, *, rn
     rng = as_generator(rng)
     rho = cap_radius(d, beta, eps)
     P = sphere_packing(d, min(2 * rho, math.pi), n_candidates, rng=rng)
-    return dict(d=d, beta=float(beta), eps=eps, rho=rho, M=int(P.shape[0]), mass=_cap_mass(d, beta, rho),
-                candidates=n_candidates)
+    return SphereLower(d=d, beta=float(beta), eps=eps, rho=rho, bound=int(P.shape[0]), mass=_cap_mass(d, beta, rho),
+                       candidates=n_candidates)
