@@ -292,7 +292,8 @@ class PdaParts(NamedTuple):
     U : array of shape (L_q, r)
     s : array of shape (r,)
     Vt : array of shape (r, L_k)
-        The factors of :math:`\tilde A_r = U\,\mathrm{diag}(s)\,V^\top`.
+        The factors of :math:`\tilde A_r = U\,\mathrm{diag}(s)\,V^\top` (float64 from the randomized and streamed
+        SVDs, whose test matrix is float64, whatever the inputs' type; ``O`` keeps it).
 
     Examples
     --------
