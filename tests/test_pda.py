@@ -8,7 +8,8 @@ import pytest
 from conftest import gpu
 
 import attnlab
-from attnlab import gaussian_projection, m_required, pda_attention, projected_logits, randomized_svd_op
+from attnlab import (PdaParts, SvdFactors, gaussian_projection, m_required, pda_attention, pda_attention_parts,
+                     projected_logits, randomized_svd_op)
 
 
 def _qkv(L=96, d=16, dv=8, seed=0):
@@ -31,9 +32,9 @@ def test_truncation_is_eckart_young():
     A = attnlab.softmax(projected_logits(Q, K, P))
     U, s, Vt = np.linalg.svd(A)
     ref = (U[:, :10] * s[:10]) @ Vt[:10] @ V
-    out, parts = pda_attention(Q, K, V, 32, 10, rng=np.random.default_rng(5), svd="full", return_parts=True)
-    assert np.allclose(out, ref, atol=1e-12) and np.allclose(parts["s"], s[:10])
-    assert np.array_equal(parts["P"], P)
+    parts = pda_attention_parts(Q, K, V, 32, 10, rng=np.random.default_rng(5), svd="full")
+    assert np.allclose(parts.O, ref, atol=1e-12) and np.allclose(parts.s, s[:10])
+    assert np.array_equal(parts.P, P)
 
 
 @pytest.mark.parametrize("svd", ["randomized", "streamed"])
@@ -101,11 +102,11 @@ def test_float16_and_integer_inputs():
 def test_default_svd_is_randomized_on_numpy():
     """The default is the randomized SVD (no dense L × L SVD); other array libraries get the full SVD."""
     Q, K, V = _qkv()
-    default = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5))
-    randomized = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), svd="randomized")
+    default = pda_attention(Q, K, V, 32, 10, rng=np.random.default_rng(5))
+    randomized = pda_attention(Q, K, V, 32, 10, rng=np.random.default_rng(5), svd="randomized")
     np.testing.assert_array_equal(default, randomized)
-    strict = pda_attention(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 32, 10, np.random.default_rng(5))
-    full = pda_attention(Q, K, V, 32, 10, np.random.default_rng(5), svd="full")
+    strict = pda_attention(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 32, 10, rng=np.random.default_rng(5))
+    full = pda_attention(Q, K, V, 32, 10, rng=np.random.default_rng(5), svd="full")
     np.testing.assert_allclose(np.asarray(strict), full, rtol=1e-12, atol=1e-12)
 
 
@@ -114,15 +115,15 @@ def test_default_svd_is_randomized_on_numpy():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_full_svd_on_array_api_strict_matches_numpy(scaling, dtype):
     Q, K, V = (a.astype(dtype) for a in _qkv(L=40, d=6, dv=3))
-    ref, parts = pda_attention(Q, K, V, 12, 7, rng=np.random.default_rng(4), scaling=scaling, svd="full",
-                               return_parts=True)
-    out, sparts = pda_attention(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 12, 7, rng=np.random.default_rng(4),
-                                scaling=scaling, return_parts=True)
+    parts = pda_attention_parts(Q, K, V, 12, 7, rng=np.random.default_rng(4), scaling=scaling, svd="full")
+    sparts = pda_attention_parts(xps.asarray(Q), xps.asarray(K), xps.asarray(V), 12, 7, rng=np.random.default_rng(4),
+                                 scaling=scaling)
+    ref, out = parts.O, sparts.O
     assert out.dtype == getattr(xps, dtype) and out.shape == (40, 3)
     tol = 1e-4 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(np.asarray(out), ref, rtol=tol, atol=tol)
-    np.testing.assert_array_equal(np.asarray(sparts["P"]), parts["P"])
-    np.testing.assert_allclose(np.asarray(sparts["s"]), parts["s"], rtol=tol)
+    np.testing.assert_array_equal(np.asarray(sparts.P), parts.P)
+    np.testing.assert_allclose(np.asarray(sparts.s), parts.s, rtol=tol)
 
 
 def test_array_api_strict_huge_logits_and_bad_input():
@@ -218,6 +219,33 @@ def test_randomized_svd_op_recovers_low_rank():
     U, s, Vt = randomized_svd_op(*_op(A), A.shape, 4, rng=np.random.default_rng(1), n_iter=1, n_oversamples=1)
     np.testing.assert_allclose(s, np.linalg.svd(A, compute_uv=False)[:4], rtol=1e-10)
     np.testing.assert_allclose(U @ np.diag(s) @ Vt, A, atol=1e-10)
+
+
+def test_randomized_svd_op_returns_svd_factors():
+    A = np.random.default_rng(3).standard_normal((12, 9))
+    svd = randomized_svd_op(*_op(A), A.shape, 3, rng=np.random.default_rng(1))
+    assert isinstance(svd, SvdFactors) and svd._fields == ("U", "s", "Vt")
+    U, s, Vt = svd  # unpacks as numpy.linalg.svd's result
+    assert U is svd.U and s is svd.s and Vt is svd.Vt
+    assert svd.U.shape == (12, 3) and svd.s.shape == (3,) and svd.Vt.shape == (3, 9)
+    np.testing.assert_allclose(svd.U.T @ svd.U, np.eye(3), atol=1e-12)
+
+
+def test_pda_attention_parts_and_the_deprecated_return_parts():
+    Q, K, V = _qkv(L=48, d=8, dv=3)
+    for svd in ("full", "randomized", "streamed"):
+        kw = dict(rng=np.random.default_rng(7), svd=svd, block=16)
+        parts = pda_attention_parts(Q, K, V, 12, 6, **kw)
+        assert isinstance(parts, PdaParts) and parts._fields == ("O", "P", "U", "s", "Vt")
+        np.testing.assert_array_equal(parts.O, pda_attention(Q, K, V, 12, 6, **{**kw, "rng": np.random.default_rng(7)}))
+        np.testing.assert_allclose(parts.O, parts.U @ (parts.s[:, None] * (parts.Vt @ V)), atol=1e-12)
+        np.testing.assert_array_equal(parts.P, gaussian_projection(8, 12, rng=np.random.default_rng(7)))
+        with pytest.warns(DeprecationWarning, match=r"return_parts=True\) is deprecated"):
+            out, old = pda_attention(Q, K, V, 12, 6, **{**kw, "rng": np.random.default_rng(7)}, return_parts=True)
+        np.testing.assert_array_equal(out, parts.O)
+        for key in ("P", "U", "s", "Vt"):
+            with pytest.warns(DeprecationWarning, match=f"PdaParts is no longer a dict.*\\.{key}"):
+                np.testing.assert_array_equal(old[key], getattr(parts, key))
 
 
 # --------------------------------------------------------------------------- the parameter rule

@@ -154,7 +154,7 @@ def test_attention_2d_degenerate_keys():
 
 
 def test_plan_degree_grows_like_log():
-    g = [attention_1d_plan(2**e, 1e-3, 1.0)["g"] for e in (8, 12, 16, 20)]
+    g = [attention_1d_plan(2**e, 1e-3, 1.0).g for e in (8, 12, 16, 20)]
     assert g == sorted(g) and g[-1] <= 2 * math.log(2**20 / 2e-4)
 
 
@@ -273,16 +273,16 @@ def test_attention_1d_meets_eps_on_offset_values_and_refuses_below_float64_round
 
 
 def test_attention_1d_count_matches_the_computed_call_and_grows_as_n_polylog():
-    from attnlab import attention_1d_count
+    from attnlab import attention_1d_count, attention_1d_counted
 
     rng = np.random.default_rng(1)
     q, k, v = rng.uniform(-5, 5, 50), rng.uniform(-5, 5, 300), rng.uniform(-1, 1, 300)
-    o, c_run = attention_1d_count(q, k, 1e-3, run=True, v=v)
+    o, c_run = attention_1d_counted(q, k, v, 1e-3)
     assert err(o, exact(q, k, v)) <= 1e-3
     c = attention_1d_count(q, k, 1e-3, v_range=float(np.ptp(v)))
     for key in ("bands", "nodes", "exps", "madds", "evals", "sorts", "searches", "ops", "g", "band_keys"):
-        assert c[key] == c_run[key], key
-    assert c["exps"] == sum(c["band_keys"]) * (c["g"] + 1) and c["nodes"] == c["bands"] * (c["g"] + 1)
+        assert getattr(c, key) == getattr(c_run, key), key
+    assert c.exps == sum(c.band_keys) * (c.g + 1) and c.nodes == c.bands * (c.g + 1)
     # adversarial keys (n - 1 near the maximum): ops per n·g·log2(B^2 + 2) stay bounded as n and B grow
     kappa = []
     for B in (1.0, 1e3):
@@ -291,8 +291,8 @@ def test_attention_1d_count_matches_the_computed_call_and_grows_as_n_polylog():
             kk[0] = -B
             qq = np.concatenate([B * np.logspace(-12, 0, n // 2), -B * np.logspace(-12, 0, n - n // 2)])
             cc = attention_1d_count(qq, kk, 1e-6, v_range=2.0)
-            assert cc["bands"] <= 2 * attention_1d_plan(n, 1e-6, B * 2 * B, 2.0)["bands"]
-            kappa.append(cc["ops"] / (n * cc["g"] * math.log2(B * B + 2)))
+            assert cc.bands <= 2 * attention_1d_plan(n, 1e-6, B * 2 * B, 2.0).bands
+            kappa.append(cc.ops / (n * cc.g * math.log2(B * B + 2)))
     assert max(kappa) <= 10
 
 
@@ -316,33 +316,33 @@ class _CountingOracle:
 
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_attention_halfspace_meets_eps_against_dense_attention(d):
-    from attnlab import attention_halfspace, attention_halfspace_plan
+    from attnlab import attention_halfspace, attention_halfspace_counted, attention_halfspace_plan
 
     rng = np.random.default_rng(d)
     for B, n in ((0.5, 50), (1.0, 300), (2.0, 120)):
         Q, K = B * rng.uniform(-1, 1, (12, d)), B * rng.uniform(-1, 1, (n, d))
         V = B * rng.uniform(-1, 1, (n, 2))
         Q[0] = 0.0  # q = 0: the mean of v, through the same search
-        o, c = attention_halfspace(Q, K, V, 1e-3, return_counts=True)
+        o, c = attention_halfspace_counted(Q, K, V, 1e-3)
         assert err(o, exact(Q, K, V)) <= 1e-3
         plan = attention_halfspace_plan(n, d, 1e-3, float(max(np.abs(Q).max(), np.abs(K).max(), np.abs(V).max())), 2)
-        assert c["weighted_sums"] == [plan["weighted_sums"]] * 12
-        assert plan["weighted_sums"] == math.comb(plan["g"] + d, d) * 3
-        assert max(c["search_calls"]) <= plan["search_calls"]
+        assert c.weighted_sums == [plan.weighted_sums] * 12
+        assert plan.weighted_sums == math.comb(plan.g + d, d) * 3
+        assert max(c.search_calls) <= plan.search_calls
     o2 = attention_halfspace(Q, K, V, 1e-3, oracle=_CountingOracle)
     assert np.allclose(o2, o)
 
 
 def test_attention_halfspace_calls_do_not_depend_on_n_at_fixed_degree():
-    from attnlab import attention_halfspace
+    from attnlab import attention_halfspace_counted
 
     rng = np.random.default_rng(5)
     Q = rng.uniform(-1, 1, (6, 2))
     calls = []
     for n in (400, 500):  # same degree g at both sizes
         K, v = rng.uniform(-1, 1, (n, 2)), rng.uniform(-1, 1, n)
-        _, c = attention_halfspace(Q, K, v, 1e-3, B=1.0, return_counts=True)
-        calls.append((c["plan"]["g"], c["weighted_sums"], c["plan"]["search_calls"]))
+        _, c = attention_halfspace_counted(Q, K, v, 1e-3, B=1.0)
+        calls.append((c.plan.g, c.weighted_sums, c.plan.search_calls))
     assert calls[0] == calls[1]
 
 
@@ -377,12 +377,11 @@ def test_the_pieces_of_attention_1d_against_dense_attention():
     rng = np.random.default_rng(8)
     q, k, v = rng.uniform(-3, 3, 40), rng.uniform(-3, 3, 50), rng.standard_normal((50, 2))
     plan = attention_1d_plan(50, 1e-4, 0.0)
-    assert band_degree(round(plan["L"], 12), plan["eta"] / 50) == plan["g"]
+    assert band_degree(round(plan.L, 12), plan.eta / 50) == plan.g
     p = np.exp(np.outer(q, k))
     exact = p @ v / p.sum(1, keepdims=True)
-    assert np.max(np.abs(attention_1d_at(q, k, v, plan["L"], plan["g"]) - exact)) <= 1e-4
-    assert np.allclose(attention_1d_at(q, k, v[:, 0], plan["L"], plan["g"]), attention_1d_at(q, k, v, plan["L"],
-                                                                                             plan["g"])[:, 0])
+    assert np.max(np.abs(attention_1d_at(q, k, v, plan.L, plan.g) - exact)) <= 1e-4
+    assert np.allclose(attention_1d_at(q, k, v[:, 0], plan.L, plan.g), attention_1d_at(q, k, v, plan.L, plan.g)[:, 0])
     with pytest.raises(ValueError, match="v must have one row per key"):
         attention_1d_at(q, k, v[:3], 10.0, 5)
 
@@ -411,3 +410,79 @@ def test_grid_max_search_against_brute_force():
     assert s * h <= top < (s + 1) * h and math.floor(math.log2(400)) <= calls <= math.ceil(math.log2(400))
     with pytest.raises(ValueError, match="s_lo must be < s_hi"):
         grid_max_search(BruteForceHalfspaceOracle(K, np.ones(30)), q, 5, 5, h)
+
+
+# ---- result objects: plans and counts are NamedTuples; the former dict spellings and flags warn
+
+
+def test_attention_1d_plan_is_a_result_with_the_rule_of_its_docstring():
+    from attnlab import Attention1dPlan, band_degree
+
+    plan = attention_1d_plan(1000, 1e-3, 50.0, v_range=2.0)
+    assert isinstance(plan, Attention1dPlan) and plan._fields == ("L", "g", "eta", "bands")
+    assert plan.eta == min(0.1, 1e-3 / (5 * 2.0)) and plan.L == math.log(1000 / plan.eta)
+    assert plan.g == band_degree(round(plan.L, 12), plan.eta / 1000)
+    assert plan.bands == 1 + math.ceil(math.log2(50.0 / plan.L)) + 1
+    L, g, eta, bands = plan
+    assert (L, g, eta, bands) == (plan.L, plan.g, plan.eta, plan.bands)
+    with pytest.warns(DeprecationWarning, match=r"Attention1dPlan is no longer a dict.*\.g"):
+        assert plan["g"] == plan.g
+    with pytest.warns(DeprecationWarning, match="Attention1dPlan is no longer a dict"):
+        assert list(plan.keys()) == list(plan._fields)
+
+
+def test_attention_1d_count_and_counted_are_results_and_run_is_deprecated():
+    from attnlab import Attention1dCount, CountedAttention, attention_1d_count, attention_1d_counted
+
+    rng = np.random.default_rng(11)
+    q, k, v = rng.uniform(-4, 4, 40), rng.uniform(-4, 4, 200), rng.uniform(-1, 1, (200, 2))
+    c = attention_1d_count(q, k, 1e-4, v_range=float(np.ptp(v, axis=0).max()), d_v=2)
+    assert isinstance(c, Attention1dCount) and (c.n, c.nq) == (200, 40)
+    assert c.ops == c.sorts + c.searches + c.exps + c.madds + c.evals and c.bands == len(c.band_keys)
+    res = attention_1d_counted(q, k, v, 1e-4)
+    assert isinstance(res, CountedAttention) and isinstance(res.counts, Attention1dCount)
+    o, counts = res
+    np.testing.assert_array_equal(o, attention_1d(q, k, v, 1e-4))   # the same computation as attention_1d
+    assert counts._replace(L=c.L) == c and math.isclose(counts.L, c.L)  # the counts of the count alone (its
+    # window uses eps itself, the call eps less the output's rounding)
+    with pytest.warns(DeprecationWarning, match=r"run=True\) is deprecated"):
+        old = attention_1d_count(q, k, 1e-4, run=True, v=v)
+    assert isinstance(old, CountedAttention) and old.counts == res.counts
+    np.testing.assert_array_equal(old.o, res.o)
+    with pytest.warns(DeprecationWarning, match="Attention1dCount is no longer a dict"):
+        assert old[1]["ops"] == c.ops
+    with pytest.warns(DeprecationWarning, match="v is used only by the deprecated run"):
+        assert attention_1d_count(q, k, 1e-4, v_range=2.0, v=v) == attention_1d_count(q, k, 1e-4, v_range=2.0)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="needs the values v"):
+        attention_1d_count(q, k, 1e-4, run=True)
+
+
+def test_attention_halfspace_results_and_the_deprecated_return_counts():
+    from attnlab import (AttentionHalfspacePlan, CountedAttention, HalfspaceCount, attention_halfspace,
+                         attention_halfspace_counted, attention_halfspace_plan)
+
+    plan = attention_halfspace_plan(500, 2, 1e-3, 1.0, d_v=3)
+    assert isinstance(plan, AttentionHalfspacePlan)
+    assert plan.eta == 1e-3 / 14 and plan.h == math.log1p(plan.eta) and plan.width == plan.L + plan.h
+    assert plan.monomials == math.comb(plan.g + 2, 2) and plan.weighted_sums == plan.monomials * 4
+    assert plan.s_range == (-plan.s_range[1], plan.s_range[1])
+    with pytest.warns(DeprecationWarning, match="AttentionHalfspacePlan is no longer a dict"):
+        assert plan.get("search_calls") == plan.search_calls
+
+    rng = np.random.default_rng(12)
+    Q, K, v = rng.uniform(-0.5, 0.5, (5, 2)), rng.uniform(-0.5, 0.5, (60, 2)), rng.uniform(-0.5, 0.5, 60)
+    res = attention_halfspace_counted(Q, K, v, 1e-3)
+    assert isinstance(res, CountedAttention) and isinstance(res.counts, HalfspaceCount)
+    o, c = res
+    np.testing.assert_array_equal(o, attention_halfspace(Q, K, v, 1e-3))
+    assert len(c.search_calls) == len(c.weighted_sums) == len(c.sums) == len(c.shifts) == 5
+    B = float(max(np.abs(Q).max(), np.abs(K).max(), np.abs(v).max()))
+    assert isinstance(c.plan, AttentionHalfspacePlan) and c.plan.g == attention_halfspace_plan(60, 2, 1e-3, B).g
+    assert c.weighted_sums == [c.plan.weighted_sums] * 5 and max(c.search_calls) <= c.plan.search_calls
+    assert np.allclose([s[1] / s[0] for s in c.sums], o)            # the sums are the output's ratio
+    with pytest.warns(DeprecationWarning, match=r"return_counts=True\) is deprecated"):
+        o_old, c_old = attention_halfspace(Q, K, v, 1e-3, return_counts=True)
+    np.testing.assert_array_equal(o_old, o)
+    assert c_old == c
+    with pytest.warns(DeprecationWarning, match="is no longer a dict"):
+        assert c_old["plan"]["g"] == c.plan.g and c_old["shifts"] == c.shifts

@@ -28,7 +28,10 @@ Approximations
 --------------
 
    pda_attention          -- projection then low-rank attention (PDA): rank r of softmax of projected logits
+   pda_attention_parts    -- the same, with the projection and the factors of the rank-r matrix
+   PdaParts               -- the result of pda_attention_parts
    randomized_svd_op      -- randomized SVD of a matrix given only by its products
+   SvdFactors             -- the result of randomized_svd_op (it unpacks as U, s, Vt)
    gaussian_projection    -- a d × m Gaussian random projection
    performer_attention    -- Performer's FAVOR+ with m fresh positive random features
    favor_attention        -- FAVOR+ at given feature directions
@@ -159,8 +162,9 @@ __all__ = [
     # exact attention
     "attention", "attention_blocked", "attention_matrix", "softmax", "logsumexp",
     # approximations
-    "pda_attention", "randomized_svd_op", "gaussian_projection", "performer_attention", "favor_attention",
-    "draw_omega", "linformer_attention", "attention_1d", "attention_gauss_1d", "attention_2d",
+    "pda_attention", "pda_attention_parts", "PdaParts", "randomized_svd_op", "SvdFactors", "gaussian_projection",
+    "performer_attention", "favor_attention", "draw_omega", "linformer_attention", "attention_1d", "attention_gauss_1d",
+    "attention_2d",
     # choosing m, r, k and eps
     "favor_kernel_variance", "m_required", "m_union_exact", "m_sup_row", "inner_product_tail", "energy_count",
     "tail_norm", "singular_values",

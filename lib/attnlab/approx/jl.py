@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, optimize, special, stats
 
 from ..core._validate import as_float_array, in_open_interval, positive_int, positive_real
 from ..core._validate import _NP, as_generator, generator_module, real, real_array, rng_keyword
+from ..core._validate import Array, SeedLike
 
 __all__ = [
     "smallest_m",
@@ -38,6 +42,7 @@ __all__ = [
     "jl_bound_chernoff",
     "inner_product_tail",
     "worst_pair_tail",
+    "WorstPair",
     "large_deviation_rate",
     "sample_inner_product_error",
     "m_theorem",
@@ -67,7 +72,7 @@ def _inner_product(c, name: str = "c") -> float:
 
 
 # --------------------------------------------------------------------------- bounds
-def jl_bound_printed(m, eps):
+def jl_bound_printed(m: ArrayLike, eps: ArrayLike) -> np.float64 | np.ndarray:
     r"""The bound of PDA's Thm 3.1 as printed: :math:`4e^{-m\epsilon^2/8}` (vectorised).
 
     The PDA draft claims :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon) \le 4e^{-m\epsilon^2/8}`
@@ -107,7 +112,7 @@ def jl_bound_printed(m, eps):
     return 4.0 * np.exp(-m * eps**2 / 8.0)
 
 
-def jl_bound_chernoff(m, eps):
+def jl_bound_chernoff(m: ArrayLike, eps: ArrayLike) -> np.float64 | np.ndarray:
     r"""The bound the standard proof of Thm 3.1 actually gives (polarisation + Chernoff for :math:`\chi^2_m`).
 
     .. math::
@@ -159,7 +164,7 @@ def _check_m_eps(m, eps, eps_name="eps"):
     positive_real(eps, eps_name)
 
 
-def inner_product_tail(m, eps, c=1.0):
+def inner_product_tail(m: int, eps: float, c: float = 1.0) -> float:
     r"""Exact :math:`\Pr(|\langle Pu,Pv\rangle - \langle u,v\rangle| \ge \epsilon)` for unit u, v with ⟨u,v⟩ = c.
 
     Uses the reduction of the module docstring: with :math:`a=(1+c)/2`,
@@ -221,7 +226,29 @@ def inner_product_tail(m, eps, c=1.0):
     return float(total)
 
 
-def worst_pair_tail(m, eps, grid: int = 21):
+class WorstPair(NamedTuple):
+    """The worst pair of unit vectors for a projected inner product (:func:`worst_pair_tail`).
+
+    Attributes
+    ----------
+    c : float
+        The maximising inner product ⟨u,v⟩, in [0, 1] (the tail is even in c).
+    tail : float
+        :func:`inner_product_tail` there.
+
+    Examples
+    --------
+    >>> from attnlab import worst_pair_tail
+    >>> c, tail = worst_pair_tail(64, 0.3)
+    >>> worst_pair_tail(64, 0.3).c == c
+    True
+    """
+
+    c: float
+    tail: float
+
+
+def worst_pair_tail(m: int, eps: float, grid: int = 21) -> WorstPair:
     r"""The worst pair: :math:`\max_{c\in[-1,1]}` of :func:`inner_product_tail`, by grid and bounded refinement.
 
     The tail is evaluated on ``grid`` equispaced points of [0, 1] (it is even in c) and refined by a bounded
@@ -239,10 +266,8 @@ def worst_pair_tail(m, eps, grid: int = 21):
 
     Returns
     -------
-    c_star : float
-        The maximising inner product, in [0, 1].
-    tail : float
-        The tail probability there.
+    WorstPair
+        ``c``, the maximising inner product in [0, 1], and ``tail``, the tail probability there.
 
     Raises
     ------
@@ -254,8 +279,8 @@ def worst_pair_tail(m, eps, grid: int = 21):
     Examples
     --------
     >>> from attnlab import worst_pair_tail
-    >>> c, p = worst_pair_tail(64, 0.3)
-    >>> c, round(p, 6)
+    >>> w = worst_pair_tail(64, 0.3)
+    >>> w.c, round(w.tail, 6)
     (1.0, 0.086338)
     """
     _check_m_eps(m, eps)
@@ -268,11 +293,11 @@ def worst_pair_tail(m, eps, grid: int = 21):
     res = optimize.minimize_scalar(lambda c: -inner_product_tail(m, eps, c), bounds=(lo, hi), method="bounded",
                                    options={"xatol": 1e-6})
     if -res.fun > vals[k]:
-        return float(res.x), float(-res.fun)
-    return float(cs[k]), float(vals[k])
+        return WorstPair(float(res.x), float(-res.fun))
+    return WorstPair(float(cs[k]), float(vals[k]))
 
 
-def large_deviation_rate(eps, c=1.0):
+def large_deviation_rate(eps: float, c: float = 1.0) -> float:
     r"""Cramér rate :math:`I` with :math:`\Pr(|X - c|\ge\epsilon) = e^{-mI + o(m)}` for the pair with ⟨u,v⟩ = c.
 
     Per coordinate :math:`X` is :math:`ag^2 - bh^2` (:math:`a=(1+c)/2`, :math:`b=(1-c)/2`) with cumulant
@@ -325,7 +350,8 @@ def large_deviation_rate(eps, c=1.0):
 
 
 @rng_keyword(3)
-def sample_inner_product_error(c, m, trials, *, rng=None, method: str = "matrix", chunk: int = 2_000_000):
+def sample_inner_product_error(c: float, m: int, trials: int, *, rng: SeedLike = None, method: str = "matrix",
+                               chunk: int = 2_000_000) -> Array:
     r"""Monte-Carlo draws of :math:`\langle Pu,Pv\rangle - \langle u,v\rangle` for unit u, v with ⟨u,v⟩ = c.
 
     ``method="matrix"`` draws genuine Gaussian matrices: ``u = e_1``,
@@ -396,7 +422,7 @@ def sample_inner_product_error(c, m, trials, *, rng=None, method: str = "matrix"
 
 
 # --------------------------------------------------------------------------- dimension requirements
-def m_theorem(d, eps, n_events, delta, *, const: float = 2.0):
+def m_theorem(d: int, eps: float, n_events: int, delta: float, *, const: float = 2.0) -> int:
     r"""The projection dimension :math:`\lceil (8d/\epsilon^2)\log(\mathrm{const}\cdot n/\delta)\rceil` (at least 1).
 
     With logits :math:`S_{ij} = \sqrt d\langle q_i, k_j\rangle` of unit-ball vectors, a logit tolerance
@@ -460,7 +486,7 @@ def _smallest_m(ok, lo=1, hi=1 << 40, *, hint=""):
     return lo + bisect.bisect_left(range(lo, m + 1), True, key=ok)
 
 
-def smallest_m(ok, lo: int = 1, hi: int = 1 << 40) -> int:
+def smallest_m(ok: Callable[[int], bool], lo: int = 1, hi: int = 1 << 40) -> int:
     """The smallest integer m in [lo, hi] with ``ok(m)`` true, for a monotone predicate (false, then true).
 
     Doubling from ``lo`` until ``ok`` holds, then bisection: about 2 log₂ m calls of ``ok``. The dimension formulas
@@ -499,7 +525,7 @@ def smallest_m(ok, lo: int = 1, hi: int = 1 << 40) -> int:
     return _smallest_m(ok, lo, hi)
 
 
-def m_union_exact(eps0, n_events, delta) -> int:
+def m_union_exact(eps0: float, n_events: int, delta: float) -> int:
     r"""Smallest m with :math:`n\cdot\max_c \Pr(|X_c - c|\ge\epsilon_0) \le \delta`: the union bound with exact tails.
 
     The worst pair is :math:`|c| = 1` (the :math:`\chi^2_m/m` law; see
@@ -543,7 +569,7 @@ def m_union_exact(eps0, n_events, delta) -> int:
                        hint=f" (eps0 = {eps0:g} and delta = {delta:g} ask too much)")
 
 
-def sup_row_tail(m, eps0, d):
+def sup_row_tail(m: int, eps0: float, d: int) -> float:
     r"""Exact :math:`\Pr(\|(P^\top P - I)q\|_2 \ge \epsilon_0)` for a unit q: a row's error bound for *every* key set.
 
     :math:`\sup_{\|k\|\le1}|\langle Pq,Pk\rangle - \langle q,k\rangle| = \|(P^\top P-I)q\|_2`, and with
@@ -596,7 +622,7 @@ def sup_row_tail(m, eps0, d):
     return float(inside + G.cdf(a) + G.sf(b))
 
 
-def m_sup_row(d, eps0, delta):
+def m_sup_row(d: int, eps0: float, delta: float) -> int:
     r"""Smallest m with :func:`sup_row_tail` ≤ δ: a row guarantee for any keys in the unit ball, whatever L.
 
     Parameters
@@ -635,7 +661,7 @@ def m_sup_row(d, eps0, delta):
 
 
 @rng_keyword(4)
-def sample_row_max_error(K, q, m, trials, *, rng=None):
+def sample_row_max_error(K: ArrayLike, q: ArrayLike, m: int, trials: int, *, rng: SeedLike = None) -> Array:
     r"""Draws of :math:`\max_j |\langle Pq,Pk_j\rangle - \langle q,k_j\rangle|` for a fixed query q and keys K.
 
     Exact in law and cheap: the errors are :math:`k_j^\top w` with

@@ -12,20 +12,23 @@ References
 """
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from array_api_compat import device as _device
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
 
 from numpy.typing import ArrayLike
-from collections.abc import Callable
+from ..core._results import former_dict
 from ..core._validate import Array, SeedLike
 from ..core._validate import (as_generator, choice, flag, generator_module, in_open_interval, positive_int,
                               positive_real, qkv, rng_keyword)
 from .projection import _denominator, _logits, gaussian_projection
 from .projection import _namespace as _namespace_of
 
-__all__ = ["pda_attention", "randomized_svd_op", "m_required"]
+__all__ = ["pda_attention", "pda_attention_parts", "PdaParts", "randomized_svd_op", "SvdFactors", "m_required"]
 
 
 def _softmax_rows(S, xp, what: str = "Q and K"):
@@ -64,9 +67,37 @@ def _checked(Z, name, n, k, xp):
 
 
 # --------------------------------------------------------------------------- the randomized SVD
+class SvdFactors(NamedTuple):
+    r"""A truncated SVD :math:`A \approx U\,\mathrm{diag}(s)\,V^\top` (:func:`randomized_svd_op`); unpacks as
+    ``U, s, Vt`` (the order of ``numpy.linalg.svd``).
+
+    Attributes
+    ----------
+    U : array of shape (n_rows, r)
+        Left singular vectors (orthonormal columns).
+    s : array of shape (r,)
+        Singular values, non-increasing.
+    Vt : array of shape (r, n_cols)
+        Right singular vectors, as rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import randomized_svd_op
+    >>> A = np.outer(np.arange(1.0, 5.0), np.ones(3))
+    >>> svd = randomized_svd_op(lambda X: A @ X, lambda Y: A.T @ Y, A.shape, 1, rng=0)
+    >>> bool(np.allclose(svd.U * svd.s @ svd.Vt, A))
+    True
+    """
+
+    U: Array
+    s: Array
+    Vt: Array
+
+
 @rng_keyword(4)
 def randomized_svd_op(matmat: Callable, rmatmat: Callable, shape: tuple[int, int], r: int, *, rng: SeedLike = None,
-                      n_oversamples: int = 10, n_iter: int = 2, xp: object = None) -> tuple[Array, Array, Array]:
+                      n_oversamples: int = 10, n_iter: int = 2, xp: object = None) -> SvdFactors:
     r"""Rank-r randomized SVD (Halko–Martinsson–Tropp, QR-stabilised power iterations) of a matrix given as an operator.
 
     With :math:`k = \min(r + \text{n\_oversamples}, n_{\rm rows}, n_{\rm cols})` and a Gaussian
@@ -98,10 +129,9 @@ def randomized_svd_op(matmat: Callable, rmatmat: Callable, shape: tuple[int, int
 
     Returns
     -------
-    U : array of shape (n_rows, r)
-    s : array of shape (r,)
-        Approximate leading singular values, non-increasing.
-    Vt : array of shape (r, n_cols)
+    SvdFactors
+        ``U`` of shape (n_rows, r), ``s`` of shape (r,) (approximate leading singular values, non-increasing) and
+        ``Vt`` of shape (r, n_cols); it unpacks as ``U, s, Vt``.
 
     Raises
     ------
@@ -148,14 +178,14 @@ def randomized_svd_op(matmat: Callable, rmatmat: Callable, shape: tuple[int, int
     Qb, _ = xp.linalg.qr(Y)
     B = _checked(rmatmat(Qb), "rmatmat", n_cols, k, xp).T  # = Qbᵀ A, shape k × n_cols
     Ub, s, Vt = xp.linalg.svd(B, full_matrices=False)
-    return (Qb @ Ub)[:, :r], s[:r], Vt[:r]
+    return SvdFactors((Qb @ Ub)[:, :r], s[:r], Vt[:r])
 
 
 # --------------------------------------------------------------------------- PDA
 @rng_keyword(5)
 def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, rng: SeedLike = None,
                   beta: float | None = None, scaling: str = "unbiased", svd: str | None = None, n_oversamples: int = 10,
-                  n_iter: int = 2, block: int = 512, return_parts: bool = False) -> Array | tuple:
+                  n_iter: int = 2, block: int = 512, return_parts: bool = False) -> Array:
     r"""Projection–decomposition attention (PDA): :math:`\tilde O_r = \tilde A_r V` from projected logits, rank r.
 
     :math:`\tilde A = \mathrm{rowsoftmax}(\tilde S)` of the projected logits :math:`\tilde S`.
@@ -178,7 +208,8 @@ def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, r
       rows, so memory is O(L(d + m + r) + block·L) — what §4.2's O(Ld + Lm + Lr) needs — at the price of
       2·n_iter + 2 passes.
 
-    The randomized and streamed variants are NumPy/CuPy only. How large m must be for a given error: the JL
+    :func:`pda_attention_parts` returns P and the factors of :math:`\tilde A_r` as well. The randomized and streamed
+    variants are NumPy/CuPy only. How large m must be for a given error: the JL
     bounds of :func:`m_required` (the paper's rule) and :func:`m_union_exact` (exact tails); the error of the rank-r
     step is the Eckart–Young tail of :math:`\tilde A` (:func:`tail_norm` of its singular values).
 
@@ -208,13 +239,13 @@ def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, r
     block : int
         Query rows per block of the streamed variant, >= 1 (checked for every ``svd``).
     return_parts : bool
-        Also return ``dict(P=P, U=U, s=s, Vt=Vt)``, the projection and the factors of :math:`\tilde A_r`.
+        Deprecated: ``return_parts=True`` returns ``(parts.O, parts)`` with ``parts`` the :class:`PdaParts` of
+        :func:`pda_attention_parts` (with a ``DeprecationWarning``).
 
     Returns
     -------
     O : array of shape (L_q, d_v)
         :math:`\tilde O_r`, in the library of the inputs and the type they promote to (float32 or float64).
-    parts : dict, only with ``return_parts``
 
     Raises
     ------
@@ -241,6 +272,103 @@ def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, r
     >>> O8.shape
     (64, 8)
     """
+    if flag(return_parts, "return_parts"):
+        warnings.warn("pda_attention(..., return_parts=True) is deprecated; use pda_attention_parts(...), whose "
+                      "result has O, P, U, s and Vt", DeprecationWarning, stacklevel=2)
+    parts = _pda(Q, K, V, m, r, rng, beta, scaling, svd, n_oversamples, n_iter, block)
+    return (parts.O, parts) if return_parts else parts.O
+
+
+@former_dict
+class PdaParts(NamedTuple):
+    r"""PDA's output with the projection and the factors it came from (:func:`pda_attention_parts`).
+
+    Attributes
+    ----------
+    O : array of shape (L_q, d_v)
+        :math:`\tilde O_r = \tilde A_r V`, as :func:`pda_attention` returns it.
+    P : array of shape (d, m)
+        The Gaussian projection.
+    U : array of shape (L_q, r)
+    s : array of shape (r,)
+    Vt : array of shape (r, L_k)
+        The factors of :math:`\tilde A_r = U\,\mathrm{diag}(s)\,V^\top` (float64 from the randomized and streamed
+        SVDs, whose test matrix is float64, whatever the inputs' type; ``O`` keeps it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import pda_attention_parts
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K, V = (rng.standard_normal((32, 4)) for _ in range(3))
+    >>> parts = pda_attention_parts(Q, K, V, m=8, r=4, rng=np.random.default_rng(1))
+    >>> bool(np.allclose(parts.O, parts.U * parts.s @ parts.Vt @ V)), parts.P.shape
+    (True, (4, 8))
+    """
+
+    O: Array
+    P: Array
+    U: Array
+    s: Array
+    Vt: Array
+
+
+def pda_attention_parts(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, rng: SeedLike = None,
+                        beta: float | None = None, scaling: str = "unbiased", svd: str | None = None,
+                        n_oversamples: int = 10, n_iter: int = 2, block: int = 512) -> PdaParts:
+    r""":func:`pda_attention` with its parts: the output, the projection P and the factors of :math:`\tilde A_r`.
+
+    The same computation and the same draws as :func:`pda_attention` with the same arguments (its output is
+    ``pda_attention_parts(...).O``); see it for the method and the arguments.
+
+    Parameters
+    ----------
+    Q : array of shape (L_q, d)
+    K : array of shape (L_k, d)
+    V : array of shape (L_k, d_v)
+        Queries, keys and values, as for :func:`pda_attention`.
+    m : int
+        Projected dimension, >= 1.
+    r : int
+        Rank of :math:`\tilde A_r`, 1 <= r <= min(L_q, L_k).
+    rng : {None, int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator}, optional
+        Draws P (then the randomized SVD's test matrix); SciPy's SPEC 7.
+    beta : float, optional
+        Inverse temperature; ``None`` means :math:`1/\sqrt d`.
+    scaling : {"unbiased", "printed"}
+    svd : {"randomized", "full", "streamed"}, optional
+        Default "randomized" for NumPy and CuPy arrays, "full" for any other library.
+    n_oversamples, n_iter : int
+        Oversampling and power iterations of the randomized SVD, both >= 1.
+    block : int
+        Query rows per block of the streamed variant, >= 1.
+
+    Returns
+    -------
+    PdaParts
+        ``O``, ``P``, ``U``, ``s``, ``Vt``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`pda_attention`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import pda_attention, pda_attention_parts
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K, V = (rng.standard_normal((64, 8)) for _ in range(3))
+    >>> parts = pda_attention_parts(Q, K, V, m=16, r=8, rng=np.random.default_rng(1))
+    >>> O = pda_attention(Q, K, V, m=16, r=8, rng=np.random.default_rng(1))
+    >>> bool(np.array_equal(parts.O, O)), parts.U.shape, parts.s.shape, parts.Vt.shape
+    (True, (64, 8), (8,), (8, 64))
+    """
+    return _pda(Q, K, V, m, r, rng, beta, scaling, svd, n_oversamples, n_iter, block)
+
+
+def _pda(Q, K, V, m, r, rng, beta, scaling, svd, n_oversamples, n_iter, block):
+    """PDA after the public signature: its :class:`PdaParts`."""
     xp, _ = _namespace_of(Q=Q, K=K, V=V)
     Q, K, V = qkv(Q, K, V, xp)
     m = positive_int(m, "m")
@@ -255,7 +383,6 @@ def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, r
     n_oversamples = positive_int(n_oversamples, "n_oversamples")
     n_iter = positive_int(n_iter, "n_iter")
     block = positive_int(block, "block")
-    return_parts = flag(return_parts, "return_parts")
     nxp = _native(xp)
     rng = as_generator(rng)
     rxp = generator_module(rng)
@@ -302,11 +429,11 @@ def pda_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, r: int, *, r
         O = xp.astype(O, dt)
     if not bool(xp.all(xp.isfinite(O))):
         raise ValueError(f"the output overflows {O.dtype}: scale V down")
-    return (O, dict(P=P, U=U, s=s, Vt=Vt)) if return_parts else O
+    return PdaParts(O, P, U, s, Vt)
 
 
 # --------------------------------------------------------------------------- the parameter rule of §5.1
-def m_required(d: int, L: int, eta: float, delta: float) -> int:
+def m_required(d: int, L: ArrayLike, eta: float, delta: float) -> np.ndarray:
     r"""The projected dimension that PDA's §5.1/§6.2 demands for total error η with probability 1 − δ.
 
     :math:`m \ge \frac{8d}{\epsilon^2}\log\frac{2L^2}{\delta}` with :math:`\epsilon = \eta/(4\sqrt L)`, i.e.

@@ -179,7 +179,7 @@ def favor_features(X: ArrayLike, omega: ArrayLike) -> Array:
     return xp.exp(expo) / math.sqrt(omega.shape[0])
 
 
-def favor_kernel_variance(q: ArrayLike, k: ArrayLike, m: int) -> dict:
+def favor_kernel_variance(q: ArrayLike, k: ArrayLike, m: int) -> float:
     r"""Variance of the iid FAVOR+ estimate :math:`\phi(q)^\top\phi(k)` of :math:`e^{q^\top k}` with ``m`` features.
 
     .. math::
@@ -204,6 +204,7 @@ def favor_kernel_variance(q: ArrayLike, k: ArrayLike, m: int) -> dict:
     Returns
     -------
     float
+        The variance of the estimate (its relative standard deviation is ``sqrt(var) / exp(q @ k)``).
 
     Raises
     ------
@@ -477,10 +478,10 @@ def linformer_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, *, rng
     in O(n·m·d) time and O(n·m) memory (the softmax shifted by its row maximum: any temperature is safe).
 
     This is *not* an estimator of attention. Linformer learns E and F; with random ones, each row of :math:`FV` is a
-    random combination of all n values, of size about :math:`\sqrt{n/k}` times a value's, while attention averages
-    the values. For Gaussian Q, K, V (d = 64, :math:`\beta = 1/\sqrt d`), n = 256 and k = 64,
+    random combination of all n values, of size about :math:`\sqrt{n/m}` times a value's, while attention averages
+    the values. For Gaussian Q, K, V (d = 64, :math:`\beta = 1/\sqrt d`), n = 256 and m = 64,
     the largest entry error is 4.3 to 6.2 over five draws where :math:`\max|O| = 0.76` (the mean of the values,
-    ignoring the queries, errs by 0.75); at n = 1024, k = 64, 13 to 16 where :math:`\max|O| = 0.27`. Use it to
+    ignoring the queries, errs by 0.75); at n = 1024, m = 64, 13 to 16 where :math:`\max|O| = 0.27`. Use it to
     study the architecture, not to approximate a trained layer's attention.
 
     Parameters
@@ -505,9 +506,9 @@ def linformer_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, *, rng
     Raises
     ------
     ValueError
-        ``k < 1``; mismatched shapes; NaN/inf; ``beta`` not finite.
+        ``m < 1``; mismatched shapes; NaN/inf; ``beta`` not finite.
     TypeError
-        Non-integer ``k``, ``rng`` not a seed or generator, non-floating arrays.
+        Non-integer ``m``, ``rng`` not a seed or generator, non-floating arrays.
 
     Examples
     --------
@@ -523,7 +524,7 @@ def linformer_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, m: int, *, rng
     >>> from attnlab import attention
     >>> Q, K, V = (rng.standard_normal((256, 64)) for _ in range(3))
     >>> O = attention(Q, K, V)
-    >>> err = np.abs(linformer_attention(Q, K, V, 64, np.random.default_rng(1)) - O).max()
+    >>> err = np.abs(linformer_attention(Q, K, V, 64, rng=np.random.default_rng(1)) - O).max()
     >>> bool(err > 2 * np.abs(O).max())
     True
 

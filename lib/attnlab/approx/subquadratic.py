@@ -23,7 +23,8 @@ For scores :math:`s_{ij} = q_i k_j` (the convention of the any-temperature notes
   queries for the grid maximum, one halfspace and :math:`\binom{g+d}{d}(d_v+1)` weighted sums of the multinomial
   expansion per query; the calls are counted (:func:`attention_halfspace_plan`). Its float64 expansion cancels once
   the scores pass a few units, and it refuses there.
-- :func:`attention_1d_count` gives the exact operation counts of an :func:`attention_1d` call.
+- :func:`attention_1d_count` gives the exact operation counts of an :func:`attention_1d` call;
+  :func:`attention_1d_counted` and :func:`attention_halfspace_counted` compute a call and count it.
 
 Error accounting (all three): the kept weights are :math:`w_j (1 + \delta_j)` with :math:`|\delta_j| \le \eta`
 (or an absolute error :math:`\le \eta/n` after the shift), the dropped mass is :math:`\le n e^{-L} = \eta` while
@@ -35,18 +36,23 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 from scipy import special
 
 from numpy.typing import ArrayLike
+from ..core._results import former_dict
 from ..core._validate import Array
 from ..core._validate import flag, integer, namespace_of, positive_int, positive_real, real, real_array
 
-__all__ = ["attention_1d", "attention_1d_plan", "attention_1d_count", "attention_halfspace", "attention_halfspace_plan",
-           "BruteForceHalfspaceOracle", "attention_gauss_1d", "attention_2d", "band_degree", "attention_1d_at",
-           "exp_poly_degree", "GridMax", "grid_max_search"]
+__all__ = ["attention_1d", "attention_1d_plan", "Attention1dPlan", "attention_1d_count", "Attention1dCount",
+           "attention_1d_counted", "CountedAttention", "attention_halfspace", "attention_halfspace_plan",
+           "AttentionHalfspacePlan", "attention_halfspace_counted", "HalfspaceCount", "BruteForceHalfspaceOracle",
+           "attention_gauss_1d", "attention_2d", "band_degree", "attention_1d_at", "exp_poly_degree", "GridMax",
+           "grid_max_search"]
 
 _F32_UNIT = 2.0**-24  # unit roundoff of float32
 _F64_UNIT = 2.0**-53  # unit roundoff of float64
@@ -153,7 +159,35 @@ def _degree(L: float, tol: float) -> int:
     return max(int(ok[0]), 1)
 
 
-def attention_1d_plan(n, eps, B_range, v_range=1.0):
+@former_dict
+class Attention1dPlan(NamedTuple):
+    r"""The parameters of an :func:`attention_1d` call (:func:`attention_1d_plan`).
+
+    Attributes
+    ----------
+    L : float
+        The window width :math:`\log(n/\eta)`: keys beyond it from the row maximum are dropped.
+    g : int
+        The Chebyshev degree on each band.
+    eta : float
+        The tolerance :math:`\eta = \min(0.1, \varepsilon/(5R))`.
+    bands : int
+        An upper bound on the query bands one sign of the queries can use.
+
+    Examples
+    --------
+    >>> from attnlab import Attention1dPlan
+    >>> Attention1dPlan(L=16.1, g=24, eta=2e-4, bands=11).g
+    24
+    """
+
+    L: float
+    g: int
+    eta: float
+    bands: int
+
+
+def attention_1d_plan(n: int, eps: float, B_range: float, v_range: float = 1.0) -> Attention1dPlan:
     r"""The parameters :func:`attention_1d` uses: window width L, degree g, tolerance η and the number of bands.
 
     With :math:`\eta = \varepsilon/(5R)` (capped at 0.1) the window is :math:`L = \log(n/\eta)` and the degree g is
@@ -173,7 +207,7 @@ def attention_1d_plan(n, eps, B_range, v_range=1.0):
 
     Returns
     -------
-    dict
+    Attention1dPlan
         ``L``, ``g``, ``eta``, ``bands`` (an upper bound on the bands one sign of the queries can use).
 
     Raises
@@ -185,7 +219,7 @@ def attention_1d_plan(n, eps, B_range, v_range=1.0):
     --------
     >>> from attnlab import attention_1d_plan
     >>> p = attention_1d_plan(2**20, 1e-3, 1e4)
-    >>> p["g"], p["bands"]
+    >>> p.g, p.bands
     (24, 11)
     """
     n = positive_int(n, "n")
@@ -196,7 +230,7 @@ def attention_1d_plan(n, eps, B_range, v_range=1.0):
     L = math.log(n / eta)
     g = _degree(round(L, 12), eta / n)
     bands = 1 + max(0, math.ceil(math.log2(max(float(B_range), 1e-300) / L)) + 1) if B_range > 0 else 1
-    return {"L": L, "g": g, "eta": eta, "bands": bands}
+    return Attention1dPlan(L, g, eta, bands)
 
 
 def _cheb_matrix(g):
@@ -291,11 +325,69 @@ def attention_1d(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, chunk:
     # centre each value column on its midpoint: the work then rounds at the scale of R, not of max|v| (values
     # 1000 ± 1 would otherwise lose three digits in the node sums), and the centre is added back exactly once
     centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
-    O = _attention_1d_core(xp, q, k, V - centre[None, :], plan["L"], plan["g"], chunk)
+    O = _attention_1d_core(xp, q, k, V - centre[None, :], plan.L, plan.g, chunk)
     return _finish(xp, O + centre[None, :], vec, out_dtype)
 
 
-def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
+@former_dict
+class Attention1dCount(NamedTuple):
+    r"""Exact operation counts of an :func:`attention_1d` call (:func:`attention_1d_count`).
+
+    Attributes
+    ----------
+    n : int
+        Keys.
+    nq : int
+        Queries.
+    g : int
+        The Chebyshev degree on each band (:func:`attention_1d_plan`).
+    L : float
+        The window width.
+    bands : int
+        Query bands with queries.
+    nodes : int
+        Chebyshev nodes, g + 1 per band.
+    exps : int
+        Exponentials :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands.
+    madds : int
+        Multiply-adds of the node sums and the cosine transforms.
+    evals : int
+        Per-query Chebyshev terms.
+    sorts : int
+        :math:`n\lceil\log_2 n\rceil + n_q\lceil\log_2 n_q\rceil` comparisons, a bound for the two sorts.
+    searches : int
+        Binary-search steps for the band cuts.
+    band_keys : list of int
+        Kept keys per band.
+    ops : int
+        ``sorts + searches + exps + madds + evals``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_1d_count
+    >>> c = attention_1d_count(np.linspace(-5, 5, 100), np.linspace(-5, 5, 1000), 1e-3)
+    >>> c.ops == c.sorts + c.searches + c.exps + c.madds + c.evals, c.bands == len(c.band_keys)
+    (True, True)
+    """
+
+    n: int
+    nq: int
+    g: int
+    L: float
+    bands: int
+    nodes: int
+    exps: int
+    madds: int
+    evals: int
+    sorts: int
+    searches: int
+    band_keys: list
+    ops: int
+
+
+def attention_1d_count(q: ArrayLike, k: ArrayLike, eps: float, *, v_range: float = 1.0, d_v: int = 1,
+                       run: bool = False, v: ArrayLike | None = None) -> Attention1dCount | CountedAttention:
     r"""Exact operation counts of :func:`attention_1d` on these queries and keys (the same code path, counted).
 
     Counts, for the call ``attention_1d(q, k, v, eps)`` with values of range ``v_range`` and ``d_v`` columns:
@@ -303,9 +395,9 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
     :math:`e^{-q_m u_j}`: kept keys times nodes, summed over bands), ``madds`` (multiply-adds of the node sums and
     the cosine transforms), ``evals`` (per-query Chebyshev terms), ``sorts`` (:math:`n\lceil\log_2 n\rceil +
     n_q\lceil\log_2 n_q\rceil` comparisons, a bound for the two sorts), ``searches`` (binary-search steps for the
-    band cuts), and their sum ``ops``; also ``g``, ``L``, ``band_keys`` (kept keys per band). With ``run=False``
-    (default) nothing is exponentiated: the band logic of the core runs and the work is counted; with ``run=True``
-    (``v`` given) the call is computed and counted, and ``(output, counts)`` is returned.
+    band cuts), and their sum ``ops``; also ``g``, ``L``, ``band_keys`` (kept keys per band). Nothing is
+    exponentiated: the band logic of the core runs and the work is counted. :func:`attention_1d_counted` computes
+    the call as well and counts it.
 
     Parameters
     ----------
@@ -316,18 +408,19 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
     eps : float
         Target absolute error, finite and > 0 (as for :func:`attention_1d`).
     v_range : float, optional
-        R, the largest range of a value column (sets η; default 1). Ignored with ``run=True``.
+        R, the largest range of a value column (sets η; default 1).
     d_v : int, optional
-        Value columns counted (default 1). Ignored with ``run=True``.
+        Value columns counted (default 1).
     run : bool, optional
-        Compute the call as well (default False).
+        Deprecated: ``run=True`` returns ``attention_1d_counted(q, k, v, eps)`` (with a ``DeprecationWarning``).
     v : array, optional
-        The values, needed with ``run=True``.
+        Deprecated: the values of ``run=True``.
 
     Returns
     -------
-    dict, or (array, dict) with ``run=True``
-        The counts (and the output of :func:`attention_1d`).
+    Attention1dCount
+        The counts (with the deprecated ``run=True``: the :class:`CountedAttention` of
+        :func:`attention_1d_counted`).
 
     Raises
     ------
@@ -339,29 +432,102 @@ def attention_1d_count(q, k, eps, *, v_range=1.0, d_v=1, run=False, v=None):
     >>> import numpy as np
     >>> from attnlab import attention_1d_count
     >>> c = attention_1d_count(np.linspace(-5, 5, 100), np.linspace(-5, 5, 1000), 1e-3)
-    >>> c["bands"] >= 2 and c["exps"] <= c["bands"] * 1000 * (c["g"] + 1)
+    >>> c.bands >= 2 and c.exps <= c.bands * 1000 * (c.g + 1)
     True
     """
     if flag(run, "run"):
+        warnings.warn("attention_1d_count(..., run=True) is deprecated; use attention_1d_counted(q, k, v, eps)",
+                      DeprecationWarning, stacklevel=2)
         if v is None:
             raise ValueError("run=True needs the values v")
-        xp, eps_, q64, k64, V, vec, out_dtype = _inputs(q, k, v, eps)
-        R, vmax = _value_range(xp, V)
-        budget = _budget(eps_, vmax, out_dtype == xp.float32, v_range=R)
-        plan = attention_1d_plan(k64.shape[0], budget, 0.0, max(R, 1e-300))
-        counts = {}
-        centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
-        O = _attention_1d_core(xp, q64, k64, V - centre[None, :], plan["L"], plan["g"], counts=counts)
-        return _finish(xp, O + centre[None, :], vec, out_dtype), counts
+        return attention_1d_counted(q, k, v, eps)
+    if v is not None:
+        warnings.warn("attention_1d_count: v is used only by the deprecated run=True; use attention_1d_counted",
+                      DeprecationWarning, stacklevel=2)
     xp = namespace_of(q=q, k=k)
     q64, k64 = _real_array(q, "q", xp, (1,)), _real_array(k, "k", xp, (1,))
     d_v = positive_int(d_v, "d_v")
     plan = attention_1d_plan(k64.shape[0], _eps(eps), 0.0, v_range)
     counts = {"count_only": True}
-    _attention_1d_core(xp, q64, k64, xp.zeros((k64.shape[0], d_v), dtype=xp.float64), plan["L"], plan["g"],
+    _attention_1d_core(xp, q64, k64, xp.zeros((k64.shape[0], d_v), dtype=xp.float64), plan.L, plan.g,
                        counts=counts)
     del counts["count_only"]
-    return counts
+    return Attention1dCount(**counts)
+
+
+class CountedAttention(NamedTuple):
+    r"""An approximate attention output with the exact counts of the work that computed it.
+
+    Returned by :func:`attention_1d_counted` and :func:`attention_halfspace_counted`; unpacks as ``o, counts``.
+
+    Attributes
+    ----------
+    o : array, shape (n_q,) or (n_q, d_v)
+        The output, as the uncounted function (:func:`attention_1d`, :func:`attention_halfspace`) returns it.
+    counts : Attention1dCount or HalfspaceCount
+        The counts of the call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_1d, attention_1d_counted
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.uniform(-3, 3, (3, 200))
+    >>> o, counts = attention_1d_counted(q, k, v, 1e-6)
+    >>> bool(np.array_equal(o, attention_1d(q, k, v, 1e-6))), counts.ops > 0
+    (True, True)
+    """
+
+    o: Array
+    counts: Attention1dCount | HalfspaceCount
+
+
+def attention_1d_counted(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float) -> CountedAttention:
+    r""":func:`attention_1d` computed and counted: the output within ``eps`` and the exact operation counts.
+
+    The same band logic as :func:`attention_1d` (values centred on their midpoints, the plan of
+    :func:`attention_1d_plan` at ε less the output's rounding), run with its counts kept (see
+    :func:`attention_1d_count` for what is counted).
+
+    Parameters
+    ----------
+    q : array, shape (n_q,)
+        Queries, real and finite.
+    k : array, shape (n,)
+        Keys, real and finite.
+    v : array, shape (n,) or (n, d_v)
+        Values, real and finite.
+    eps : float
+        Target absolute error per output entry, finite and > 0 (as for :func:`attention_1d`).
+
+    Returns
+    -------
+    CountedAttention
+        ``o`` (the output, as :func:`attention_1d` returns it) and ``counts`` (an :class:`Attention1dCount`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention_1d`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_1d_count, attention_1d_counted
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.uniform(-5, 5, (3, 1000))
+    >>> res = attention_1d_counted(q, k, v, 1e-3)
+    >>> res.o.shape, res.counts.ops == attention_1d_count(q, k, 1e-3, v_range=float(np.ptp(v))).ops
+    ((1000,), True)
+    """
+    xp, eps_, q64, k64, V, vec, out_dtype = _inputs(q, k, v, eps)
+    R, vmax = _value_range(xp, V)
+    budget = _budget(eps_, vmax, out_dtype == xp.float32, v_range=R)
+    plan = attention_1d_plan(k64.shape[0], budget, 0.0, max(R, 1e-300))
+    counts = {}
+    centre = (xp.max(V, axis=0) + xp.min(V, axis=0)) / 2
+    O = _attention_1d_core(xp, q64, k64, V - centre[None, :], plan.L, plan.g, counts=counts)
+    return CountedAttention(_finish(xp, O + centre[None, :], vec, out_dtype), Attention1dCount(**counts))
 
 
 def _attention_1d_core(xp, q, k, V, L, g, chunk=65536, counts=None):
@@ -807,15 +973,15 @@ class BruteForceHalfspaceOracle:
     (2, [1.0], 1)
     """
 
-    def __init__(self, K, W):
+    def __init__(self, K: ArrayLike, W: ArrayLike) -> None:
         self.K, self.W = np.asarray(K, dtype=np.float64), np.asarray(W, dtype=np.float64)
         self.counting_calls = self.sum_calls = self.weighted_sums = 0
 
-    def count(self, a, b):
+    def count(self, a: np.ndarray, b: float) -> int:
         self.counting_calls += 1
         return int(np.count_nonzero(self.K @ a >= b))
 
-    def sums(self, a, b, cols=None):
+    def sums(self, a: np.ndarray, b: float, cols: ArrayLike | None = None) -> np.ndarray:
         self.sum_calls += 1
         W = self.W if cols is None else self.W[:, cols]
         self.weighted_sums += W.shape[1]
@@ -852,7 +1018,52 @@ def _multi_indices(d, g):
     return np.array(rows, dtype=np.int64).reshape(-1, d)
 
 
-def attention_halfspace_plan(n, d, eps, B, d_v=1):
+@former_dict
+class AttentionHalfspacePlan(NamedTuple):
+    r"""The parameters and the per-query oracle calls of an :func:`attention_halfspace` call
+    (:func:`attention_halfspace_plan`).
+
+    Attributes
+    ----------
+    eta : float
+        The tolerance :math:`\eta = \min(0.05, \varepsilon/(14\max(1, B)))`.
+    L : float
+        :math:`\log(n/\eta)`.
+    h : float
+        The grid step :math:`\log(1 + \eta)`.
+    width : float
+        The window :math:`L' = L + h`.
+    g : int
+        The degree of the polynomial for :math:`e^y` on :math:`[-L', 0]`.
+    monomials : int
+        :math:`\binom{g+d}{d}`.
+    search_calls : int
+        Counting queries of the binary search for the row maximum, per query.
+    weighted_sums : int
+        Weighted halfspace sums per query, :math:`\binom{g+d}{d}(d_v + 1)`.
+    s_range : tuple of two ints
+        The grid indices the search starts from.
+
+    Examples
+    --------
+    >>> from attnlab import attention_halfspace_plan
+    >>> p = attention_halfspace_plan(1000, 2, 1e-3, 1.0)
+    >>> p.monomials == (p.g + 1) * (p.g + 2) // 2, p.s_range[0] == -p.s_range[1]
+    (True, True)
+    """
+
+    eta: float
+    L: float
+    h: float
+    width: float
+    g: int
+    monomials: int
+    search_calls: int
+    weighted_sums: int
+    s_range: tuple[int, int]
+
+
+def attention_halfspace_plan(n: int, d: int, eps: float, B: float, d_v: int = 1) -> AttentionHalfspacePlan:
     r"""The parameters and the per-query oracle calls of :func:`attention_halfspace` (the notes' Algorithm 2).
 
     :math:`\eta = \min(0.05, \varepsilon/(14\max(1, B)))` (the notes' pseudocode), :math:`L = \log(n/\eta)`, grid
@@ -877,7 +1088,7 @@ def attention_halfspace_plan(n, d, eps, B, d_v=1):
 
     Returns
     -------
-    dict
+    AttentionHalfspacePlan
         ``eta``, ``L``, ``h``, ``width``, ``g``, ``monomials``, ``search_calls``, ``weighted_sums``, ``s_range``
         (the grid indices the search starts from).
 
@@ -885,7 +1096,7 @@ def attention_halfspace_plan(n, d, eps, B, d_v=1):
     --------
     >>> from attnlab import attention_halfspace_plan
     >>> p = attention_halfspace_plan(1000, 2, 1e-3, 1.0)
-    >>> p["weighted_sums"] == (p["g"] + 1) * (p["g"] + 2), p["search_calls"]
+    >>> p.weighted_sums == (p.g + 1) * (p.g + 2), p.search_calls
     (True, 16)
     """
     eta = min(0.05, _eps(eps) / (14 * max(1.0, float(B))))
@@ -894,9 +1105,9 @@ def attention_halfspace_plan(n, d, eps, B, d_v=1):
     width = L + h
     _, g, _ = _exp_poly(round(width, 12), eta)
     top = math.ceil(d * float(B) ** 2 / h) + 1
-    return dict(eta=eta, L=L, h=h, width=width, g=g, monomials=math.comb(g + d, d),
-                search_calls=max(1, math.ceil(math.log2(2 * top))), weighted_sums=math.comb(g + d, d) * (d_v + 1),
-                s_range=(-top, top))
+    return AttentionHalfspacePlan(eta=eta, L=L, h=h, width=width, g=g, monomials=math.comb(g + d, d),
+                                  search_calls=max(1, math.ceil(math.log2(2 * top))),
+                                  weighted_sums=math.comb(g + d, d) * (d_v + 1), s_range=(-top, top))
 
 
 def _grid_max(oracle, q, s_lo, s_hi, h):
@@ -913,7 +1124,9 @@ def _grid_max(oracle, q, s_lo, s_hi, h):
     return s_lo, calls
 
 
-def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=False):
+def attention_halfspace(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, B: float | None = None,
+                        oracle: Callable[[np.ndarray, np.ndarray], object] | None = None,
+                        return_counts: bool = False) -> Array:
     r"""Attention for fixed d by the any-temperature notes' reduction to halfspace range sums (Algorithm 2, Thm 1.3).
 
     For each query: locate the row maximum on the grid :math:`s\,h`, :math:`h = \log(1+\eta)`, by a binary search of
@@ -946,12 +1159,14 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
         ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
         :class:`BruteForceHalfspaceOracle`).
     return_counts : bool, optional
-        Also return the calls per query: ``search_calls``, ``weighted_sums`` (lists, one per query), the plan, and
-        per query the expanded halfspace sums ``sums`` (denominator, then numerators) and the shift ``shifts`` (c).
+        Deprecated: ``return_counts=True`` returns ``attention_halfspace_counted(q, k, v, eps, B=B, oracle=oracle)``
+        (with a ``DeprecationWarning``).
 
     Returns
     -------
-    o : ndarray, shape (n_q,) or (n_q, d_v); with ``return_counts`` the pair (o, counts).
+    o : ndarray, shape (n_q,) or (n_q, d_v)
+        The output (with the deprecated ``return_counts=True``: the :class:`CountedAttention` of
+        :func:`attention_halfspace_counted`).
 
     Raises
     ------
@@ -965,10 +1180,101 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     >>> rng = np.random.default_rng(0)
     >>> Q, K = rng.uniform(-0.5, 0.5, (2, 20, 2)); v = rng.uniform(-1, 1, 20)
     >>> S = Q @ K.T; P = np.exp(S - S.max(1, keepdims=True))
-    >>> o, c = attention_halfspace(Q, K, v, 1e-3, return_counts=True)
-    >>> bool(np.max(np.abs(o - P @ v / P.sum(1))) <= 1e-3), c["weighted_sums"][0] == c["plan"]["weighted_sums"]
+    >>> o = attention_halfspace(Q, K, v, 1e-3)
+    >>> bool(np.max(np.abs(o - P @ v / P.sum(1))) <= 1e-3)
+    True
+    """
+    if flag(return_counts, "return_counts"):
+        warnings.warn("attention_halfspace(..., return_counts=True) is deprecated; use attention_halfspace_counted",
+                      DeprecationWarning, stacklevel=2)
+        return attention_halfspace_counted(q, k, v, eps, B=B, oracle=oracle)
+    return _halfspace(q, k, v, eps, B, oracle)[0]
+
+
+@former_dict
+class HalfspaceCount(NamedTuple):
+    r"""The oracle calls of an :func:`attention_halfspace` call, query by query (:func:`attention_halfspace_counted`).
+
+    Attributes
+    ----------
+    search_calls : list of int
+        Counting queries of the binary search for the row maximum, one entry per query.
+    weighted_sums : list of int
+        Weighted halfspace sums asked for the expansion, one entry per query (the guard sums not counted).
+    plan : AttentionHalfspacePlan
+        The parameters of the call (:func:`attention_halfspace_plan`).
+    sums : list of lists of float
+        Per query, the expanded halfspace sums: the denominator, then the numerators.
+    shifts : list of float
+        Per query, the shift c (the grid maximum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_halfspace_counted
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.uniform(-0.5, 0.5, (2, 20, 2)); v = rng.uniform(-1, 1, 20)
+    >>> counts = attention_halfspace_counted(Q, K, v, 1e-3).counts
+    >>> len(counts.search_calls), counts.weighted_sums[0] == counts.plan.weighted_sums
+    (20, True)
+    """
+
+    search_calls: list
+    weighted_sums: list
+    plan: AttentionHalfspacePlan
+    sums: list
+    shifts: list
+
+
+def attention_halfspace_counted(q: ArrayLike, k: ArrayLike, v: ArrayLike, eps: float, *, B: float | None = None,
+                                oracle: Callable[[np.ndarray, np.ndarray], object] | None = None
+                                ) -> CountedAttention:
+    r""":func:`attention_halfspace` with its oracle calls counted, query by query.
+
+    The same computation as :func:`attention_halfspace`; the calls per query (``search_calls``, ``weighted_sums``),
+    the plan, and per query the expanded halfspace sums (denominator, then numerators) and the shift c are kept
+    (:class:`HalfspaceCount`).
+
+    Parameters
+    ----------
+    q : ndarray, shape (n_q, d)
+    k : ndarray, shape (n, d)
+    v : ndarray, shape (n,) or (n, d_v)
+        Queries, keys and values, real and finite.
+    eps : float
+        Target absolute error per entry (as for :func:`attention_halfspace`).
+    B : float, optional
+        The entry bound (default: the largest absolute entry of q, k and v).
+    oracle : callable, optional
+        ``oracle(K, W)`` returning an object with ``count(a, b)`` and ``sums(a, b, cols)`` (default
+        :class:`BruteForceHalfspaceOracle`).
+
+    Returns
+    -------
+    CountedAttention
+        ``o`` (the output, as :func:`attention_halfspace` returns it) and ``counts`` (a :class:`HalfspaceCount`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention_halfspace`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import attention_halfspace_counted
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.uniform(-0.5, 0.5, (2, 20, 2)); v = rng.uniform(-1, 1, 20)
+    >>> S = Q @ K.T; P = np.exp(S - S.max(1, keepdims=True))
+    >>> o, c = attention_halfspace_counted(Q, K, v, 1e-3)
+    >>> bool(np.max(np.abs(o - P @ v / P.sum(1))) <= 1e-3), c.weighted_sums[0] == c.plan.weighted_sums
     (True, True)
     """
+    return CountedAttention(*_halfspace(q, k, v, eps, B, oracle))
+
+
+def _halfspace(q, k, v, eps, B, oracle):
+    """attention_halfspace: the output and its :class:`HalfspaceCount`."""
     xp, eps, Q, K, V, vec, out_dtype = _inputs(q, k, v, eps, qdim=2)
     if not _is_numpy(xp):
         raise TypeError("attention_halfspace takes NumPy arrays (q, k, v)")
@@ -983,7 +1289,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
         raise ValueError(f"B must be a finite bound on every |entry| ({top:.6g}), got {B!r}")
     budget = _budget(eps, vmax, out_dtype == np.float32, v_range=R)
     plan = attention_halfspace_plan(n, d, budget, B, dv)
-    coef, g, _ = _exp_poly(round(plan["width"], 12), plan["eta"])
+    coef, g, _ = _exp_poly(round(plan.width, 12), plan.eta)
     p = np.array(coef)
     alpha = _multi_indices(d, g)
     deg = alpha.sum(1)
@@ -997,8 +1303,8 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
     signed, guard = np.arange(m * (dv + 1)), np.arange(m * (dv + 1), m * (dv + 2))
     lb = np.arange(g + 1)
     binom = special.comb(lb[:, None], lb[None, :])  # binom[l, b]
-    s_lo, s_hi = plan["s_range"]
-    h, width, eta = plan["h"], plan["width"], plan["eta"]
+    s_lo, s_hi = plan.s_range
+    h, width, eta = plan.h, plan.width, plan.eta
     out = np.empty((nq, dv))
     search, wsums, sums, shifts = [], [], [], []
     for i in range(nq):
@@ -1025,9 +1331,7 @@ def attention_halfspace(q, k, v, eps, *, B=None, oracle=None, return_counts=Fals
         sums.append(tot.tolist())
         shifts.append(c)
     o = _finish(np, out, vec, out_dtype)
-    if return_counts:
-        return o, dict(search_calls=search, weighted_sums=wsums, plan=plan, sums=sums, shifts=shifts)
-    return o
+    return o, HalfspaceCount(search_calls=search, weighted_sums=wsums, plan=plan, sums=sums, shifts=shifts)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1063,7 +1367,7 @@ def band_degree(L: float, tol: float) -> int:
     --------
     >>> from attnlab import attention_1d_plan, band_degree
     >>> plan = attention_1d_plan(1000, 1e-3, 0.0)
-    >>> band_degree(round(plan["L"], 12), plan["eta"] / 1000) == plan["g"]
+    >>> band_degree(round(plan.L, 12), plan.eta / 1000) == plan.g
     True
     """
     return _degree(positive_real(L, "L"), positive_real(tol, "tol"))

@@ -261,7 +261,7 @@ def degree_experiment(p: dict, seed: int) -> list[dict]:
     for n in p["deg_n"]:
         for eps in p["deg_eps"]:
             plan = sq.attention_1d_plan(n, eps, 0.0, 2.0)
-            row = dict(n=n, eps=eps, L=plan["L"], g=plan["g"], eta=plan["eta"])
+            row = dict(n=n, eps=eps, L=plan.L, g=plan.g, eta=plan.eta)
             needed = 0
             if n <= p["deg_needed_max"]:
                 for B in p["deg_B"]:
@@ -269,10 +269,10 @@ def degree_experiment(p: dict, seed: int) -> list[dict]:
                         q, k, v = make_case(fam, n, p["deg_inst"] // 8, B, rng, eps)
                         v = np.clip(v, -1, 1)
                         ref = exact_rows(q, k, v)
-                        lo, hi = 1, plan["g"]
+                        lo, hi = 1, plan.g
                         while lo < hi:  # smallest g meeting eps (error is not monotone in g: bisection is a guide)
                             mid = (lo + hi) // 2
-                            o = sq.attention_1d_at(q, k, v, plan["L"], mid)
+                            o = sq.attention_1d_at(q, k, v, plan.L, mid)
                             if np.max(np.abs(o - ref)) <= eps:
                                 hi = mid
                             else:
@@ -388,10 +388,10 @@ def count_experiment(p: dict, seed: int) -> list[dict]:
                 for eps in p["c_eps"]:
                     c = sq.attention_1d_count(q, k, eps, v_range=2.0)
                     m = n + q.shape[0]
-                    rows.append(dict(family=fam, n=n, B=B, eps=eps, g=c["g"], L=c["L"], bands=c["bands"],
-                                     nodes=c["nodes"], exps=c["exps"], ops=c["ops"],
-                                     kappa=c["ops"] / (m * (c["L"] * math.log2(2 + B * B) + math.log2(m))),
-                                     per_key=c["ops"] / m))
+                    rows.append(dict(family=fam, n=n, B=B, eps=eps, g=c.g, L=c.L, bands=c.bands,
+                                     nodes=c.nodes, exps=c.exps, ops=c.ops,
+                                     kappa=c.ops / (m * (c.L * math.log2(2 + B * B) + math.log2(m))),
+                                     per_key=c.ops / m))
     return rows
 
 

@@ -133,27 +133,27 @@ def reduction_experiment(p: dict, seed: int) -> dict:
                 Q, K = B * rng.uniform(-1, 1, (p["r_nq"], d)), B * rng.uniform(-1, 1, (n, d))
                 v = B * rng.uniform(-1, 1, n)
                 try:
-                    o, c = sq.attention_halfspace(Q, K, v, 1e-3, B=B, return_counts=True)
+                    o, c = sq.attention_halfspace_counted(Q, K, v, 1e-3, B=B)
                 except ValueError as exc:  # the float64 expansion cancels: the function refuses (AT-cancel)
                     runs.append(dict(d=d, n=n, B=B, eps=1e-3, answered=False, reason=str(exc)[:80]))
                     continue
                 err = float(np.max(np.abs(o - exact_rows(Q, K, v))))
-                plan = c["plan"]
-                runs.append(dict(d=d, n=n, B=B, eps=1e-3, answered=True, err=err, ratio=err / 1e-3, g=plan["g"],
-                                 search_max=max(c["search_calls"]), search_bound=plan["search_calls"],
-                                 weighted=c["weighted_sums"][0], weighted_plan=plan["weighted_sums"]))
+                plan = c.plan
+                runs.append(dict(d=d, n=n, B=B, eps=1e-3, answered=True, err=err, ratio=err / 1e-3, g=plan.g,
+                                 search_max=max(c.search_calls), search_bound=plan.search_calls,
+                                 weighted=c.weighted_sums[0], weighted_plan=plan.weighted_sums))
                 # the expansion restricted to the halfspace: its sums against the exact sums over the same halfspace
                 # (extended precision), relative to sum e^y [1, |v|] there
                 Ql, Kl, vl = (np.asarray(x, dtype=np.longdouble) for x in (Q, K, v))
                 rel = 0.0
                 for i in range(Q.shape[0]):
-                    y = Kl @ Ql[i] - np.longdouble(c["shifts"][i])
-                    keep = y >= -plan["width"]
+                    y = Kl @ Ql[i] - np.longdouble(c.shifts[i])
+                    keep = y >= -plan.width
                     w = np.exp(y[keep])
                     exact_s = np.array([w.sum(), w @ vl[keep]])
                     scale = np.array([w.sum(), w @ np.abs(vl[keep])])
-                    rel = max(rel, float(np.max(np.abs(np.array(c["sums"][i], dtype=np.longdouble) - exact_s) / scale)))
-                window.append(dict(d=d, n=n, B=B, eta=plan["eta"], rel=rel, rel_over_eta=rel / plan["eta"]))
+                    rel = max(rel, float(np.max(np.abs(np.array(c.sums[i], dtype=np.longdouble) - exact_s) / scale)))
+                window.append(dict(d=d, n=n, B=B, eta=plan.eta, rel=rel, rel_over_eta=rel / plan.eta))
         for n in p["c_hs_n"]:
             K = rng.uniform(-1, 1, (n, d))
             Qn = rng.uniform(-1, 1, (p["r_nq"], d))
@@ -161,10 +161,10 @@ def reduction_experiment(p: dict, seed: int) -> dict:
                 for eps in p["c_eps"]:
                     plan = sq.attention_halfspace_plan(n, d, eps, B, 1)
                     orc = sq.BruteForceHalfspaceOracle(B * K, np.ones((n, 1)))
-                    calls = [sq.grid_max_search(orc, B * qq, *plan["s_range"], plan["h"]).calls for qq in Qn]
-                    counts.append(dict(d=d, n=n, B=B, eps=eps, g=plan["g"], width=plan["width"],
-                                       search_max=max(calls), search_bound=plan["search_calls"],
-                                       weighted=plan["weighted_sums"], calls=max(calls) + plan["weighted_sums"]))
+                    calls = [sq.grid_max_search(orc, B * qq, *plan.s_range, plan.h).calls for qq in Qn]
+                    counts.append(dict(d=d, n=n, B=B, eps=eps, g=plan.g, width=plan.width,
+                                       search_max=max(calls), search_bound=plan.search_calls,
+                                       weighted=plan.weighted_sums, calls=max(calls) + plan.weighted_sums))
     return dict(runs=runs, counts=counts, window=window)
 
 
@@ -203,7 +203,7 @@ def bigd_table(n_ref=10**6, eps=1e-3, dims=(1, 2, 3, 4, 8, 16, 64, 128)):
     from fractions import Fraction  # noqa: PLC0415
 
     plan = sq.attention_halfspace_plan(n_ref, 1, eps, 1.0)
-    g = plan["g"]
+    g = plan.g
     rows = []
     for d in dims:
         mono = math.comb(g + d, d)

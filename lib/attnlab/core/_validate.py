@@ -26,11 +26,14 @@ import inspect
 import math
 import numbers
 import warnings
-from typing import Any
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, TypeVar
 
 import array_api_compat
 import array_api_compat.numpy  # noqa: F401  (imported now, not inside the first call: it would count in its memory and time)
 import numpy as np
+from numpy.typing import ArrayLike
 
 _NP = array_api_compat.array_namespace(np.empty(0))
 
@@ -40,10 +43,12 @@ _NP = array_api_compat.array_namespace(np.empty(0))
 Array = Any
 #: What ``rng`` accepts (SciPy's SPEC 7): None, an int, a SeedSequence, a BitGenerator or a Generator.
 SeedLike = "None | int | np.random.SeedSequence | np.random.BitGenerator | np.random.Generator"
+#: A function (what the decorators take and return).
+_F = TypeVar("_F", bound=Callable)
 
 
 # --------------------------------------------------------------------------- arrays
-def namespace_of(**arrays):
+def namespace_of(**arrays: object) -> ModuleType:
     """The array namespace (``array-api-compat``) shared by the array arguments, named by keyword.
 
     Arguments that are not arrays (lists, Python numbers) do not take part; with no array at all the namespace is
@@ -59,8 +64,8 @@ def namespace_of(**arrays):
         raise TypeError(f"{', '.join(found)} must be arrays of one library, got {kinds}") from exc
 
 
-def real_array(x, name: str, xp=None, *, ndim=None, nonempty: bool = False, finite: bool = True,
-               allow_neg_inf: bool = False):
+def real_array(x: ArrayLike, name: str, xp: ModuleType | None = None, *, ndim: int | Sequence[int] | None = None,
+               nonempty: bool = False, finite: bool = True, allow_neg_inf: bool = False) -> Array:
     """``x`` as a real floating array, checked against the policy of this module; every error names ``name``.
 
     Parameters
@@ -121,23 +126,25 @@ def real_array(x, name: str, xp=None, *, ndim=None, nonempty: bool = False, fini
     return x
 
 
-def floating_array(x, name: str, xp, *, ndim: int | None = None, allow_neg_inf: bool = False):
+def floating_array(x: ArrayLike, name: str, xp: ModuleType | None, *, ndim: int | Sequence[int] | None = None,
+                   allow_neg_inf: bool = False) -> Array:
     """:func:`real_array` in the namespace ``xp`` (the spelling of the backend-generic core)."""
     return real_array(x, name, xp, ndim=ndim, allow_neg_inf=allow_neg_inf)
 
 
-def as_float_array(x, name: str, *, ndim: int | None = None, allow_neg_inf: bool = False, nonempty: bool = False):
+def as_float_array(x: ArrayLike, name: str, *, ndim: int | Sequence[int] | None = None, allow_neg_inf: bool = False,
+                   nonempty: bool = False) -> Array:
     """:func:`real_array` in the namespace of ``x`` (NumPy for lists): the spelling of the NumPy/CuPy modules."""
     return real_array(x, name, ndim=ndim, allow_neg_inf=allow_neg_inf, nonempty=nonempty)
 
 
-def same_width(a, b, names: str, axis: int = 1, what: str = "width d"):
+def same_width(a: Array, b: Array, names: str, axis: int = 1, what: str = "width d") -> None:
     """``ValueError`` unless ``a`` and ``b`` agree along ``axis``; ``names`` is ``"Q and K"``."""
     if a.shape[axis] != b.shape[axis]:
         raise ValueError(f"{names} must have the same {what}, got {a.shape[axis]} and {b.shape[axis]}")
 
 
-def qkv(Q, K, V, xp=None):
+def qkv(Q: ArrayLike, K: ArrayLike, V: ArrayLike, xp: ModuleType | None = None) -> tuple[Array, Array, Array]:
     """Queries (L_q, d), keys (L_k, d) and values (L_k, d_v): 2-D, finite, non-empty, one array library."""
     if xp is None:
         xp = namespace_of(Q=Q, K=K, V=V)
@@ -149,7 +156,7 @@ def qkv(Q, K, V, xp=None):
     return Q, K, V
 
 
-def batch_shape(**shapes) -> tuple[int, ...]:
+def batch_shape(**shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of the leading (batch) axes of the named arrays, as NumPy and SDPA broadcast them."""
     try:
         return tuple(int(n) for n in np.broadcast_shapes(*shapes.values()))
@@ -158,7 +165,7 @@ def batch_shape(**shapes) -> tuple[int, ...]:
         raise ValueError(f"the batch axes of {', '.join(shapes)} do not broadcast: {given}") from None
 
 
-def mask_array(mask, xp, dtype, Lq: int, Lk: int):
+def mask_array(mask: ArrayLike, xp: ModuleType, dtype: object, Lq: int, Lk: int) -> tuple[Array, bool]:
     """Validate ``mask``, a boolean array (True = the key takes part) or a real array added to the logits (finite or
     -inf), broadcastable to (…, L_q, L_k). Returns (mask with at least 2 dimensions, is_bool)."""
     if not array_api_compat.is_array_api_obj(mask):
@@ -185,12 +192,13 @@ def mask_array(mask, xp, dtype, Lq: int, Lk: int):
     return mask, is_bool
 
 
-def matrix(A, name: str):
+def matrix(A: ArrayLike, name: str) -> Array:
     """A non-empty real matrix (2 dimensions), in the namespace of ``A``."""
     return as_float_array(A, name, ndim=2, nonempty=True)
 
 
-def matrix_pair(A, B, names=("A", "B")):
+def matrix_pair(A: ArrayLike, B: ArrayLike,
+                names: tuple[str, str] = ("A", "B")) -> tuple[Array, Array]:
     """Two real matrices of one shape."""
     A, B = matrix(A, names[0]), matrix(B, names[1])
     if A.shape != B.shape:
@@ -198,12 +206,12 @@ def matrix_pair(A, B, names=("A", "B")):
     return A, B
 
 
-def certificate_eps(eps) -> float:
+def certificate_eps(eps: float) -> float:
     """The tolerance ε of a certificate: a real number in (0, 2) (every row-ℓ1 distance of stochastic rows is ≤ 2)."""
     return in_open_interval(eps, 0.0, 2.0, "eps")
 
 
-def finite_scores(S, name: str):
+def finite_scores(S: Array, name: str) -> Array:
     """Scores that overflowed to ±inf (finite inputs, too large a temperature factor) are an error naming ``name``."""
     xp = array_api_compat.array_namespace(S)
     if not bool(xp.all(xp.isfinite(S))):
@@ -211,7 +219,7 @@ def finite_scores(S, name: str):
     return S
 
 
-def axis_index(axis, ndim: int, shape, array_name: str, name: str = "axis") -> int:
+def axis_index(axis: int, ndim: int, shape: tuple[int, ...], array_name: str, name: str = "axis") -> int:
     """Check that ``axis`` is an integer (not bool) in [-ndim, ndim) and return it as a non-negative int."""
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
         raise TypeError(f"{name} must be an integer, not {type(axis).__name__}")
@@ -221,7 +229,8 @@ def axis_index(axis, ndim: int, shape, array_name: str, name: str = "axis") -> i
     return int(axis) % ndim
 
 
-def axes_tuple(axis, ndim: int, shape, array_name: str, name: str = "axis") -> tuple[int, ...]:
+def axes_tuple(axis: int | tuple[int, ...] | None, ndim: int, shape: tuple[int, ...], array_name: str,
+               name: str = "axis") -> tuple[int, ...]:
     """``axis`` (None, an integer or a tuple of distinct integers) as a sorted tuple of non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
@@ -234,11 +243,11 @@ def axes_tuple(axis, ndim: int, shape, array_name: str, name: str = "axis") -> t
 
 
 # --------------------------------------------------------------------------- scalars
-def _is_int(n) -> bool:
+def _is_int(n: object) -> bool:
     return isinstance(n, numbers.Integral) and not isinstance(n, (bool, np.bool_))
 
 
-def integer(n, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
+def integer(n: int, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
     """Check that ``n`` is an integer (Python or NumPy, not bool) in ``[lo, hi]`` and return it as an int."""
     if not _is_int(n):
         raise TypeError(f"{name} must be an integer, not {type(n).__name__}")
@@ -250,17 +259,17 @@ def integer(n, name: str, *, lo: int | None = None, hi: int | None = None) -> in
     return n
 
 
-def positive_int(n, name: str) -> int:
+def positive_int(n: int, name: str) -> int:
     """Check that ``n`` is an integer >= 1."""
     return integer(n, name, lo=1)
 
 
-def nonnegative_int(n, name: str) -> int:
+def nonnegative_int(n: int, name: str) -> int:
     """Check that ``n`` is an integer >= 0 (bool is not an integer)."""
     return integer(n, name, lo=0)
 
 
-def real(x, name: str, *, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
+def real(x: float, name: str, *, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
          hi_open: bool = False, finite: bool = True) -> float:
     """Check that ``x`` is a real number (not bool) in the given interval and return it as a float."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
@@ -280,12 +289,12 @@ def real(x, name: str, *, lo: float | None = None, hi: float | None = None, lo_o
     return x
 
 
-def finite_real(x, name: str) -> float:
+def finite_real(x: float, name: str) -> float:
     """Check that ``x`` is a finite real number (not bool) and return it as a float."""
     return real(x, name)
 
 
-def positive_real(x, name: str) -> float:
+def positive_real(x: float, name: str) -> float:
     """Check that ``x`` is a finite real number > 0."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
@@ -295,7 +304,7 @@ def positive_real(x, name: str) -> float:
     return x
 
 
-def in_open_interval(x, lo: float, hi: float, name: str) -> float:
+def in_open_interval(x: float, lo: float, hi: float, name: str) -> float:
     """Check that ``x`` is a real number in (lo, hi)."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
@@ -305,28 +314,28 @@ def in_open_interval(x, lo: float, hi: float, name: str) -> float:
     return x
 
 
-def beta_arg(beta, name: str = "beta", *, default=None) -> float:
+def beta_arg(beta: float | None, name: str = "beta", *, default: float | None = None) -> float:
     """The inverse temperature: any finite real (negative allowed); ``None`` gives ``default``."""
     if beta is None and default is not None:
         return float(default)
     return real(beta, name)
 
 
-def flag(x, name: str) -> bool:
+def flag(x: bool, name: str) -> bool:
     """Check that ``x`` is ``True`` or ``False`` (Python or NumPy bool)."""
     if not isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, not {type(x).__name__}")
     return bool(x)
 
 
-def choice(x, options, name: str):
+def choice(x: str, options: Sequence[str], name: str) -> str:
     """Check that ``x`` is one of the strings ``options``."""
     if not isinstance(x, str) or x not in options:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {x!r}")
     return x
 
 
-def dtype_arg(dtype, name: str = "dtype", allowed=("float32", "float64")) -> str:
+def dtype_arg(dtype: object, name: str = "dtype", allowed: Sequence[str] = ("float32", "float64")) -> str:
     """A floating dtype given as ``np.float32``, ``np.dtype("float32")`` or ``"float32"``: its name, checked."""
     try:
         dt = np.dtype(dtype)
@@ -338,7 +347,7 @@ def dtype_arg(dtype, name: str = "dtype", allowed=("float32", "float64")) -> str
 
 
 # --------------------------------------------------------------------------- randomness (SPEC 7)
-def as_generator(rng, name: str = "rng"):
+def as_generator(rng: SeedLike, name: str = "rng") -> np.random.Generator:
     """A random ``Generator`` from what SciPy's SPEC 7 accepts.
 
     ``None`` (fresh OS entropy), an integer >= 0, a ``numpy.random.SeedSequence`` or ``BitGenerator`` give
@@ -357,7 +366,7 @@ def as_generator(rng, name: str = "rng"):
                     f"not {type(rng).__name__}")
 
 
-def generator(rng, name: str = "rng"):
+def generator(rng: np.random.Generator, name: str = "rng") -> np.random.Generator:
     """Check that ``rng`` is a ``numpy.random.Generator`` (the strict check of the model modules, encoder and decoder,
     whose ``rng`` is positional and required; every other module takes SPEC 7 through :func:`as_generator`)."""
     if not isinstance(rng, np.random.Generator):
@@ -366,7 +375,7 @@ def generator(rng, name: str = "rng"):
     return rng
 
 
-def generator_module(rng):
+def generator_module(rng: object) -> ModuleType:
     """The array module (``numpy`` or ``cupy``) whose arrays the generator ``rng`` draws."""
     if type(rng).__module__.split(".")[0] == "cupy":
         import cupy  # noqa: PLC0415
@@ -376,13 +385,13 @@ def generator_module(rng):
 
 
 # --------------------------------------------------------------------------- renamed arguments
-def _warn(old: str, new: str, fun: str):
+def _warn(old: str, new: str, fun: str) -> None:
     warnings.warn(f"{fun}: the argument {old!r} is deprecated; use {new!r}", DeprecationWarning, stacklevel=3)
 
 
-def renamed(**old_to_new):
+def renamed(**old_to_new: str) -> Callable[[_F], _F]:
     """Decorator: keyword ``old=`` keeps working as ``new=`` with a ``DeprecationWarning`` (both at once: TypeError)."""
-    def deco(fun):
+    def deco(fun: _F) -> _F:
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
             for old, new in old_to_new.items():
@@ -397,13 +406,13 @@ def renamed(**old_to_new):
     return deco
 
 
-def rng_keyword(n_positional: int, names=("rng",)):
+def rng_keyword(n_positional: int, names: tuple[str, ...] = ("rng",)) -> Callable[[_F], _F]:
     """Decorator: arguments that became keyword-only (``rng`` and the ones after it) keep working positionally.
 
     A call with more than ``n_positional`` positional arguments passes the extra ones as ``names`` (in order),
     with a ``DeprecationWarning``.
     """
-    def deco(fun):
+    def deco(fun: _F) -> _F:
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
             if len(args) > n_positional:

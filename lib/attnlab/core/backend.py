@@ -131,7 +131,7 @@ def is_cupy(x: object) -> bool:
     return type(x).__module__.split(".")[0] == "cupy"
 
 
-def get_array_module(*arrays) -> types.ModuleType:
+def get_array_module(*arrays: object) -> types.ModuleType:
     """The array module (``numpy`` or ``cupy``) of the given arrays.
 
     Any CuPy array among the arguments selects CuPy; otherwise NumPy. This
