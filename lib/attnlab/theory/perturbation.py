@@ -9,8 +9,9 @@ With :math:`f = \mathrm{softmax}` and a logit perturbation :math:`h`:
   :math:`h` whose upper set carries mass :math:`1/(1+e^{\mathrm{osc}/2})` (:func:`tanh_sharp_instance`).
   Since :math:`\mathrm{osc}(h)\le 2\|h\|_\infty` and :math:`2\tanh(t/2)\le t`, it implies the Lipschitz form
   with constant 1;
-* the batched ratios of the change to either bound, with their gradients, for adversarial search with
-  :func:`attnlab.sup_ratio` (:func:`lipschitz_ratio`, :func:`tanh_ratio`);
+* the batched ratios of the change to either bound, and with their gradients, for adversarial search with
+  :func:`attnlab.sup_ratio` (:func:`lipschitz_ratio`, :func:`tanh_ratio`; :func:`lipschitz_ratio_grad`,
+  :func:`tanh_ratio_grad`);
 * the chain from logits to output: row :math:`\ell_1` error :math:`\le 2\epsilon`,
   :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`, :math:`\|O-\tilde O\|_F \le 2\epsilon\sqrt L\,\|V\|_F`,
   :math:`\|o_i-\tilde o_i\|_2 \le 2\epsilon\|V\|_F` and their sharper forms (:func:`chain_bounds`), measured
