@@ -80,10 +80,10 @@ def validate(out: Path) -> dict:
                 P = np.stack([a[0].double().numpy() for a in res.attentions])
                 logp = torch.log_softmax(res.logits[0].double(), -1).numpy()[np.arange(n - 1), ids[1:]]
                 rows.append(dict(dtype=np.dtype(dtype).name, text=t["id"], n=n, same_tokens=bool(same_tokens),
-                                 max_abs_dP=float(np.abs(ours["P"].astype(np.float64) - P).max()),
-                                 max_abs_dlogits=float(np.abs(ours["logits"].astype(np.float64)
+                                 max_abs_dP=float(np.abs(ours.P.astype(np.float64) - P).max()),
+                                 max_abs_dlogits=float(np.abs(ours.logits.astype(np.float64)
                                                               - res.logits[0, -1].double().numpy()).max()),
-                                 perplexity=float(np.exp(-ours["logprob"].astype(np.float64).mean())),
+                                 perplexity=float(np.exp(-ours.logprob.astype(np.float64).mean())),
                                  perplexity_reference=float(np.exp(-logp.mean()))))
                 print(rows[-1], flush=True)
     result = dict(reference=f"transformers {transformers.__version__} LlamaForCausalLM from the GGUF file "

@@ -44,8 +44,8 @@ def validate(out: Path) -> dict:
                                 token_type_ids=torch.zeros(1, n, dtype=torch.long), output_attentions=True)
                 P = np.stack([a[0].numpy() for a in res.attentions])
                 rows.append(dict(dtype=np.dtype(dtype).name, text=t["id"], n=n,
-                                 max_abs_dP=float(np.abs(ours["P"].astype(np.float64) - P).max()),
-                                 max_abs_dhidden=float(np.abs(ours["hidden"].astype(np.float64)
+                                 max_abs_dP=float(np.abs(ours.P.astype(np.float64) - P).max()),
+                                 max_abs_dhidden=float(np.abs(ours.hidden.astype(np.float64)
                                                               - res.last_hidden_state[0].numpy()).max())))
     result = dict(reference=f"transformers {transformers.__version__} BertModel, attn_implementation='eager'",
                   torch=torch.__version__, python=platform.python_version(), numpy=np.__version__,

@@ -88,3 +88,11 @@ def test_sup_ratio_bad_input_names_the_argument(kwargs, exc, msg):
     fun, x0 = args.pop("fun"), args.pop("x0")
     with pytest.raises(exc, match=msg):
         sup_ratio(fun, x0, **args)
+
+
+def test_sup_result_is_a_named_tuple():
+    res = sup_ratio(lambda Z: -((Z - 1.0) ** 2).sum(1), np.zeros((2, 1)), polish=0)
+    assert res._fields == ("value", "argmax", "values", "initial", "points", "n_evals")
+    value, argmax, values, initial, points, n_evals = res
+    assert value == res.value == pytest.approx(0.0, abs=1e-12) and argmax is res.argmax
+    assert points.shape == (2, 1) and n_evals == res.n_evals > 0 and res._asdict()["value"] == value

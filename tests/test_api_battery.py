@@ -159,6 +159,8 @@ TABLE: dict[str, Case | str] = {
     "sup_ratio": NO_ARRAYS + " (a function and a start point: tested in test_adversarial)",
     "lipschitz_ratio": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
     "tanh_ratio": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
+    "lipschitz_ratio_grad": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
+    "tanh_ratio_grad": Case((R.standard_normal((2, 6)),), arrays={"Z": 0}, ndim_checked=False),
     "chain_bounds": Case((0.1, 6, V), arrays={"V": 2}),
     # the real models: their own contract (token ids, configs), tested in test_decoder / test_encoder
     **{n: "a model loader or tokenizer (tested in test_decoder / test_encoder)" for n in

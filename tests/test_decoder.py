@@ -67,24 +67,24 @@ def test_forward_pass_matches_a_direct_transcription(kv):
     w, ids = _weights(1, cfg), np.array([3, 1, 4, 1, 5, 9, 2, 6, 5])
     out = llama_heads(w, cfg, ids)
     P, Q, logits = _reference(w, cfg, ids)
-    np.testing.assert_allclose(out["P"], P, atol=1e-13)
-    np.testing.assert_allclose(out["Q"], Q, atol=1e-12)
-    np.testing.assert_allclose(out["logits"], logits[-1], atol=1e-11)
+    np.testing.assert_allclose(out.P, P, atol=1e-13)
+    np.testing.assert_allclose(out.Q, Q, atol=1e-12)
+    np.testing.assert_allclose(out.logits, logits[-1], atol=1e-11)
     top = logits.max(1, keepdims=True)
     lp = logits - np.log(np.exp(logits - top).sum(1, keepdims=True)) - top
-    np.testing.assert_allclose(out["logprob"], lp[np.arange(len(ids) - 1), ids[1:]], atol=1e-11)
+    np.testing.assert_allclose(out.logprob, lp[np.arange(len(ids) - 1), ids[1:]], atol=1e-11)
 
 
 def test_causal_heads_of_a_prefix_are_the_first_rows_and_float32_agrees():
     w, ids = _weights(2), np.arange(1, 13) % CFG.vocab
     full, pre = llama_heads(w, CFG, ids), llama_heads(w, CFG, ids[:7])
     for k in ("Q", "K", "V"):
-        np.testing.assert_allclose(pre[k], full[k][:, :, :7], atol=1e-13)
-    np.testing.assert_allclose(pre["P"], full["P"][:, :, :7, :7], atol=1e-13)
-    assert np.all(np.triu(full["P"], 1) == 0) and np.allclose(full["P"].sum(-1), 1)
+        np.testing.assert_allclose(getattr(pre, k), getattr(full, k)[:, :, :7], atol=1e-13)
+    np.testing.assert_allclose(pre.P, full.P[:, :, :7, :7], atol=1e-13)
+    assert np.all(np.triu(full.P, 1) == 0) and np.allclose(full.P.sum(-1), 1)
     f32 = llama_heads(w, CFG, ids, dtype=np.float32)
-    assert f32["P"].dtype == np.float32 and np.abs(f32["P"] - full["P"]).max() < 1e-5
-    assert "P" not in llama_heads(w, CFG, ids, attention=False)
+    assert f32.P.dtype == np.float32 and np.abs(f32.P - full.P).max() < 1e-5
+    assert llama_heads(w, CFG, ids, attention=False).P is None
 
 
 def test_unpermute_undoes_the_gguf_converters_permutation():
@@ -160,3 +160,28 @@ def test_shipped_data_has_provenance_and_a_validation():
     (q, k, v) = (heads[("moby-dick", prov["n"][0])][x] for x in "QKV")
     assert q.shape == (30, 9, prov["n"][0], 64) and k.shape == v.shape == (30, 3, prov["n"][0], 64)
     assert json.loads((ROOT / "data" / "decoder_heads" / "provenance.json").read_text()) == prov
+
+
+# --------------------------------------------------------------------------- result objects
+def test_llama_heads_is_a_record_with_the_former_dict_spellings():
+    import attnlab
+
+    w, ids = _weights(4), np.arange(1, 7)
+    out = llama_heads(w, CFG, ids)
+    assert isinstance(out, attnlab.LlamaHeads) and out._fields == ("Q", "K", "V", "logprob", "logits", "P")
+    assert out.P.shape == (2, 3, 6, 6) and out.logprob.shape == (5,) and out.logits.shape == (CFG.vocab,)
+    with pytest.warns(DeprecationWarning, match=r"\.logprob"):
+        assert out["logprob"] is out.logprob
+    lean = llama_heads(w, CFG, ids, attention=False)
+    assert lean.P is None
+    for k in ("Q", "K", "V", "logprob", "logits"):
+        np.testing.assert_array_equal(getattr(lean, k), getattr(out, k))
+
+
+def test_llama_checkpoint_unpacks_as_weights_and_config():
+    import attnlab
+
+    ckpt = attnlab.LlamaCheckpoint(_weights(5), CFG)
+    assert ckpt._fields == ("weights", "config")
+    weights, config = ckpt
+    assert config is CFG and weights is ckpt.weights

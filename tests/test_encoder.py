@@ -62,24 +62,24 @@ def test_forward_matches_direct_transcription():
     w, ids = _weights(), np.array([1, 7, 3, 39, 0, 12, 2])
     out = bert_heads(w, CFG, ids)
     P, hidden = _reference(w, CFG, ids)
-    assert np.abs(out["P"] - P).max() < 1e-13
-    assert np.abs(out["hidden"] - hidden).max() < 1e-12
-    assert out["Q"].shape == (2, 3, 7, 4) and out["Q"].dtype == np.float64
-    S = out["Q"] @ out["K"].transpose(0, 1, 3, 2) / 2.0
-    assert np.allclose(out["P"], np.exp(S) / np.exp(S).sum(-1, keepdims=True))
+    assert np.abs(out.P - P).max() < 1e-13
+    assert np.abs(out.hidden - hidden).max() < 1e-12
+    assert out.Q.shape == (2, 3, 7, 4) and out.Q.dtype == np.float64
+    S = out.Q @ out.K.transpose(0, 1, 3, 2) / 2.0
+    assert np.allclose(out.P, np.exp(S) / np.exp(S).sum(-1, keepdims=True))
 
 
 def test_float32_pass_is_close_and_float32():
     w, ids = _weights(1), np.arange(10)
     o64, o32 = bert_heads(w, CFG, ids), bert_heads(w, CFG, ids, dtype=np.float32)
-    assert all(o32[k].dtype == np.float32 for k in ("Q", "K", "V", "P", "hidden"))
-    assert np.abs(o64["P"] - o32["P"]).max() < 1e-5
+    assert all(getattr(o32, k).dtype == np.float32 for k in ("Q", "K", "V", "P", "hidden"))
+    assert np.abs(o64.P - o32.P).max() < 1e-5
 
 
 def test_large_logits_stay_finite():
     w = random_bert(CFG, np.random.default_rng(2), scale=30.0)
     out = bert_heads(w, CFG, np.arange(12), dtype=np.float32)
-    assert np.isfinite(out["P"]).all() and np.allclose(out["P"].sum(-1), 1, atol=1e-5)
+    assert np.isfinite(out.P).all() and np.allclose(out.P.sum(-1), 1, atol=1e-5)
 
 
 def test_random_bert_is_deterministic_and_complete():
@@ -200,3 +200,28 @@ def test_agreement_with_transformers(tmp_path):
     spec.loader.exec_module(mod)
     res = mod.validate(tmp_path / "validation.json")
     assert res["max_abs_dP"]["float64"] < 1e-12 and res["max_abs_dP"]["float32"] < 1e-4
+
+
+# --------------------------------------------------------------------------- result objects
+def test_bert_heads_is_a_record_with_the_former_dict_spellings():
+    import attnlab
+
+    out = bert_heads(_weights(3), CFG, np.arange(5))
+    assert isinstance(out, attnlab.BertHeads) and out._fields == ("Q", "K", "V", "P", "hidden")
+    Q, K, V, P, hidden = out
+    assert Q is out.Q and P is out.P and hidden.shape == (5, CFG.hidden) and V.shape == (2, 3, 5, 4)
+    with pytest.warns(DeprecationWarning, match=r"\.P"):
+        assert out["P"] is out.P
+    with pytest.warns(DeprecationWarning):
+        assert "hidden" in out
+    with pytest.warns(DeprecationWarning):
+        assert list(out.keys()) == list(out._fields)
+
+
+def test_bert_checkpoint_unpacks_as_weights_and_config():
+    import attnlab
+
+    ckpt = attnlab.BertCheckpoint(_weights(4), CFG)
+    assert ckpt._fields == ("weights", "config")
+    weights, config = ckpt
+    assert config is CFG and weights is ckpt.weights

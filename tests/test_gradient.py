@@ -56,9 +56,12 @@ def test_property_corrected_gradient_matches_central_differences(n, d, scale, se
 def test_property_d_plus_2_calls_equal_direct(n, d, scale, seed):
     inst = _inst(n, d, scale, seed)
     g = gr.attention_loss_grad(**inst)
-    ga, calls = gr.attention_loss_grad_via_attention(**inst, return_calls=True)
+    calls = []
+    ga = gr.attention_loss_grad_via_attention(**inst)
+    gc = gr.attention_loss_grad_via_attention(**inst, oracle=lambda Q, K, V: calls.append(1) or attnlab.attention(
+        Q, K, V, beta=1.0))
     gb = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=7)
-    assert calls == d + 2
+    assert len(calls) == d + 2 and np.array_equal(gc, ga)
     tol = 1e-10 * max(np.abs(g).max(), 1.0)
     assert np.abs(ga - g).max() <= tol and np.abs(gb - g).max() <= tol
 
@@ -87,8 +90,11 @@ def test_array_api_strict_equals_numpy(f, dtype):
 
 def test_array_api_strict_blocked_equals_dense_and_counts_calls():
     inst = {k: xs.asarray(v) for k, v in _inst(10, 2, 1.0, 6).items()}
-    g, calls = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4, return_calls=True)
-    assert calls == 4
+    g = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4)
+    calls = []
+    gr.attention_loss_grad_via_attention(**inst, oracle=lambda Q, K, V: calls.append(1) or attnlab.attention(
+        Q, K, V, beta=1.0))
+    assert len(calls) == 4
     assert np.allclose(np.asarray(g), np.asarray(gr.attention_loss_grad(**inst)), rtol=1e-12, atol=1e-12)
 
 
@@ -236,3 +242,12 @@ def test_exact_oracle_gives_the_gradient_and_sees_the_calls_in_order():
     d = inst["A1"].shape[1]
     assert len(seen) == d + 2 and np.allclose(seen[0], H) and np.allclose(seen[1], inst["A2"])
     assert all(np.allclose(seen[2 + p], H[:, p:p + 1] * inst["A2"]) for p in range(d))
+
+
+def test_deprecated_return_calls_warns_and_gives_the_same_gradient():
+    inst = _inst(6, 3, 1.0, 7)
+    g = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4)
+    with pytest.warns(DeprecationWarning, match=r"return_calls=True\) is deprecated"):
+        old, calls = gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4, return_calls=True)
+    assert calls == 3 + 2 and np.array_equal(old, g)
+    assert np.array_equal(gr.attention_loss_grad_via_attention(**inst, blocked=True, block=4, return_calls=False), g)

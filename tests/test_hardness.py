@@ -13,11 +13,13 @@ from attnlab.theory import hardness as hd
 PUBLIC = ["sentinel_instance", "sentinel_attention", "approximate_oracle", "rowsum_search", "maxip_instance",
           "maxip_decode", "ov_instance", "ov_decode", "parity_instance", "parity_decode", "one_sided_factorisation",
           "temperature_absorbed"]
+RECORDS = ["SentinelInstance", "RowsumSearch", "RowsumSearchInfo", "MaxIPInstance", "OVDecision", "ParityInstance",
+           "OneSidedFactorisation", "TemperatureAbsorbed"]
 
 
 def test_public_names():
-    assert sorted(hd.__all__) == sorted(PUBLIC)
-    for name in PUBLIC:
+    assert sorted(hd.__all__) == sorted(PUBLIC + RECORDS)
+    for name in PUBLIC + RECORDS:
         assert getattr(attnlab, name) is getattr(hd, name)
 
 
@@ -41,17 +43,17 @@ def test_property_sentinel_identity_and_search(n, m, d, B, seed):
     o = hd.sentinel_attention(Q, K, log_c)
     assert np.allclose(o, 1 / (1 + np.exp(log_c - logS)), atol=1e-12)
     eta = 0.05
-    _, info = hd.rowsum_search(Q, K, eta, B=B, oracle=hd.approximate_oracle(eta / 8))
-    assert np.all(np.abs(info["log_S_hat"] - logS) <= 2 * math.log1p(eta) + 1e-12)
-    assert info["max_abs_log_c"] <= math.log(m) + d * B * B + 3 * math.log1p(eta)
+    info = hd.rowsum_search(Q, K, eta, B=B, oracle=hd.approximate_oracle(eta / 8)).info
+    assert np.all(np.abs(info.log_S_hat - logS) <= 2 * math.log1p(eta) + 1e-12)
+    assert info.max_abs_log_c <= math.log(m) + d * B * B + 3 * math.log1p(eta)
 
 
 def test_sentinel_search_fails_with_a_too_large_oracle_error():
     rng = np.random.default_rng(0)
     Q, K = rng.standard_normal((30, 3)), rng.standard_normal((30, 3))
     logS = np.log(np.exp(Q @ K.T).sum(1))
-    _, info = hd.rowsum_search(Q, K, 0.01, oracle=hd.approximate_oracle(0.3))
-    assert np.abs(info["log_S_hat"] - logS).max() > 0.1
+    info = hd.rowsum_search(Q, K, 0.01, oracle=hd.approximate_oracle(0.3)).info
+    assert np.abs(info.log_S_hat - logS).max() > 0.1
 
 
 def test_oracles():
@@ -69,7 +71,7 @@ def test_huge_sums_are_returned_as_logs_with_a_warning():
     Q, K = np.full((2, 1), 30.0), np.full((3, 1), 30.0)                 # S = 3·e^900: beyond float64
     with pytest.warns(RuntimeWarning, match="log_S_hat"):
         S_hat, info = hd.rowsum_search(Q, K, 0.01)
-    assert np.isinf(S_hat).all() and np.all(np.abs(info["log_S_hat"] - (900 + math.log(3))) <= 2 * math.log1p(0.01))
+    assert np.isinf(S_hat).all() and np.all(np.abs(info.log_S_hat - (900 + math.log(3))) <= 2 * math.log1p(0.01))
 
 
 def test_huge_but_finite_scores_in_the_sentinel():
@@ -156,12 +158,12 @@ def test_spread_sentinel_keeps_entries_within_B(B):
     np.testing.assert_allclose(hd.sentinel_attention(Q, K, log_c, B=B), hd.sentinel_attention(Q, K, log_c),
                                rtol=1e-12, atol=1e-15)
     S = np.exp(Q @ K.T).sum(1)
-    _, info = hd.rowsum_search(Q, K, 0.02, B=B, spread=True)
-    _, info0 = hd.rowsum_search(Q, K, 0.02, B=B)
-    assert np.array_equal(info["log_S_hat"], info0["log_S_hat"])
-    assert np.abs(info["log_S_hat"] - np.log(S)).max() <= math.log(1.02)
-    assert info["max_abs_entry"] <= B * (1 + 1e-12) and info["max_width"] > 4
-    assert info0["max_abs_entry"] > B and info0["max_width"] == 4
+    info = hd.rowsum_search(Q, K, 0.02, B=B, spread=True).info
+    info0 = hd.rowsum_search(Q, K, 0.02, B=B).info
+    assert np.array_equal(info.log_S_hat, info0.log_S_hat)
+    assert np.abs(info.log_S_hat - np.log(S)).max() <= math.log(1.02)
+    assert info.max_abs_entry <= B * (1 + 1e-12) and info.max_width > 4
+    assert info0.max_abs_entry > B and info0.max_width == 4
 
 
 def test_lowrank_factorisation():
@@ -337,3 +339,45 @@ def test_temperature_absorbed_beyond_float64_is_the_argmax_limit():
     V = np.array([[1.0], [0.0]])
     a, b = hd.temperature_absorbed(np.ones((2, 2)) * 1e200, np.ones((2, 2)) * 1e200, V, 1.0)
     assert np.isfinite(a).all() and np.array_equal(a, b) and np.allclose(a, 0.5)
+
+
+# --------------------------------------------------------------------------- result objects
+def test_instances_and_decoders_return_records_that_unpack():
+    rng = np.random.default_rng(21)
+    Q, K, V = rng.standard_normal((3, 2)), rng.standard_normal((4, 2)), rng.standard_normal((4, 2))
+    A, Bv = np.array([[1, 0], [1, 1]]), np.array([[0, 1], [1, 1]])
+    cases = [
+        (hd.sentinel_instance(Q, K, np.zeros(3)), hd.SentinelInstance, ("Q", "K", "V")),
+        (hd.ov_instance(A, Bv), hd.SentinelInstance, ("Q", "K", "V")),
+        (hd.maxip_instance(A, Bv, 2.0), hd.MaxIPInstance, ("Q", "K")),
+        (hd.ov_decode(A, Bv), hd.OVDecision, ("o", "decision")),
+        (hd.parity_instance(A, Bv, 0.5), hd.ParityInstance, ("Q", "K")),
+        (hd.one_sided_factorisation(Q, K), hd.OneSidedFactorisation, ("Qp", "Kp")),
+        (hd.temperature_absorbed(Q, K, V, 0.5), hd.TemperatureAbsorbed, ("direct", "absorbed")),
+    ]
+    for res, cls, fields in cases:
+        assert isinstance(res, cls) and res._fields == fields
+        assert all(a is b for a, b in zip(res, (getattr(res, f) for f in fields)))
+    Qs, Ks, Vs = cases[0][0]
+    assert Qs.shape == (3, 3) and Ks.shape == (5, 3) and Vs.ravel().tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    o, decision = cases[3][0]
+    assert decision.tolist() == [True, False] and np.array_equal(decision, o > 5 / 12)
+    Qp, Kp = cases[5][0]
+    assert np.allclose(Qp @ Kp.T, Q @ K.T, rtol=1e-12, atol=1e-12)
+    direct, absorbed = cases[6][0]
+    assert np.allclose(direct, absorbed, rtol=1e-12)
+
+
+def test_rowsum_search_info_keeps_the_former_dict_spellings_with_a_warning():
+    rng = np.random.default_rng(22)
+    Q, K = rng.standard_normal((4, 2)), rng.standard_normal((6, 2))
+    res = hd.rowsum_search(Q, K, 0.05)
+    assert isinstance(res, hd.RowsumSearch) and res._fields == ("S_hat", "info")
+    S_hat, info = res
+    assert isinstance(info, hd.RowsumSearchInfo) and S_hat is res.S_hat
+    assert info._fields == ("rounds", "max_abs_log_c", "B", "d", "n_keys", "log_S_hat", "max_width", "max_abs_entry")
+    assert (info.d, info.n_keys, info.max_width) == (2, 6, 3) and np.array_equal(np.exp(info.log_S_hat), S_hat)
+    with pytest.warns(DeprecationWarning, match=r"\.rounds"):
+        assert info["rounds"] == info.rounds > 0
+    with pytest.warns(DeprecationWarning):
+        assert set(info.keys()) == set(info._fields)

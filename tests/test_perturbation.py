@@ -99,10 +99,10 @@ def test_sharp_constant_counterexamples():
         assert float(pt.l1_change(x, h)) == pytest.approx(2 * math.tanh(w / 4), rel=1e-12)
         assert float(pt.l1_change(x, h)) > 0.999 * float(pt.tanh_bound(h))
     # without √L the Frobenius link fails: two-key instance, L = 64, eps = 0.1
-    m, V = pt.two_key_instance(64, 0.1)
-    assert m["A_fro"] > 2 * 0.1  # 2ε alone is exceeded
-    assert m["A_fro"] == pytest.approx(math.sqrt(2 * 64) * math.tanh(0.05), rel=1e-12)
-    assert m["O_fro"] == pytest.approx(math.sqrt(64) * math.tanh(0.05), rel=1e-12)
+    m = pt.two_key_instance(64, 0.1).errors
+    assert m.A_fro > 2 * 0.1  # 2ε alone is exceeded
+    assert m.A_fro == pytest.approx(math.sqrt(2 * 64) * math.tanh(0.05), rel=1e-12)
+    assert m.O_fro == pytest.approx(math.sqrt(64) * math.tanh(0.05), rel=1e-12)
 
 
 def test_l1_one_is_zero_and_l1_change_against_dense_formula():
@@ -119,8 +119,9 @@ def test_l1_one_is_zero_and_l1_change_against_dense_formula():
 def test_ratio_gradients_against_finite_differences():
     rng = np.random.default_rng(2)
     Z = rng.standard_normal((3, 10))
-    for f in (pt.lipschitz_ratio, pt.tanh_ratio):
-        r, G = f(Z, True)
+    for f, f_grad in ((pt.lipschitz_ratio, pt.lipschitz_ratio_grad), (pt.tanh_ratio, pt.tanh_ratio_grad)):
+        r, G = f_grad(Z)
+        assert np.array_equal(r, f(Z))
         for j in (0, 3, 7):
             Zp, Zm = Z.copy(), Z.copy()
             Zp[:, j] += 1e-6
@@ -181,16 +182,17 @@ BAD = [
     ("l1_change-empty", lambda: pt.l1_change(np.zeros(0), np.zeros(0)), ValueError, "x must have at least one"),
     # the ratios
     *[(f"{f.__name__}-{case}", (lambda f=f, a=a, k=k: f(*a, **k)), e, m) for f in
-      (pt.lipschitz_ratio, pt.tanh_ratio) for case, a, k, e, m in [
+      (pt.lipschitz_ratio, pt.tanh_ratio, pt.lipschitz_ratio_grad, pt.tanh_ratio_grad) for case, a, k, e, m in [
           ("1d", (np.zeros(4),), {}, ValueError, "Z must be 2-dimensional"),
           ("odd", (np.zeros((2, 3)),), {}, ValueError, "Z must have an even number"),
           ("nocols", (np.zeros((2, 0)),), {}, ValueError, "Z must have an even number"),
           ("nan", (np.array([[0.0, np.nan]]),), {}, ValueError, "Z contains"),
           ("str", (np.array([["a", "b"]]),), {}, TypeError, "Z must be"),
           ("overflow", (np.array([[1e308, 0.0, 1e308, 0.0]]),), {}, ValueError, "Z: x \\+ h overflows"),
-          ("grad", (np.zeros((1, 2)),), dict(grad="yes"), TypeError, "grad must be True or False"),
-          ("grad-int", (np.zeros((1, 2)),), dict(grad=1), TypeError, "grad must be True or False"),
       ]],
+    *[(f"{f.__name__}-{case}", (lambda f=f, k=k: f(np.zeros((1, 2)), **k)), TypeError, "grad must be True or False")
+      for f in (pt.lipschitz_ratio, pt.tanh_ratio) for case, k in [("grad", dict(grad="yes")),
+                                                                    ("grad-int", dict(grad=1))]],
     # the instances
     ("lipschitz_instance-neg", lambda: pt.lipschitz_instance(-1.0), ValueError, "t must be"),
     ("lipschitz_instance-zero", lambda: pt.lipschitz_instance(0), ValueError, "t must be"),
@@ -258,7 +260,7 @@ def test_bad_input_names_the_argument(call, exc, msg):
 
 def test_every_public_function_has_bad_input_cases():
     covered = {b[0].split("-")[0] for b in BAD}
-    public = {n for n in pt.__all__ if n[0].islower()}  # L1ChangeGrad is a record
+    public = {n for n in pt.__all__ if n[0].islower()}  # L1ChangeGrad, ChainBounds, … are records
     assert public <= covered, public - covered
 
 
@@ -305,20 +307,20 @@ def test_chain_measure_large_eps_and_float32_against_dense():
         S = Q @ K.T
         A = softmax(S)
         # the adversarial row change approaches 2 tanh(ε/2) -> 2 and never exceeds it; every value is finite
-        for m in res.values():
-            assert all(np.isfinite(v) for v in m.values())
-            assert m["row_l1"] <= 2 * math.tanh(eps / 2) + 1e-12
+        for m in res:
+            assert all(np.isfinite(v) for v in m)
+            assert m.row_l1 <= 2 * math.tanh(eps / 2) + 1e-12
         E = np.where(pt._adversarial_rows(A[:8], eps), eps, -eps)
         D = softmax(S[:8] + E) - A[:8]
-        assert res["adversarial"]["row_l1"] >= np.abs(D).sum(1).max() - 1e-12
+        assert res.adversarial.row_l1 >= np.abs(D).sum(1).max() - 1e-12
     m64 = pt.chain_measure(Q, K, V, 0.1, beta=1.0, block=8, rng=0)
     m32 = pt.chain_measure(*(a.astype(np.float32) for a in (Q, K, V)), 0.1, beta=1.0, block=8, rng=0)
     m16 = pt.chain_measure(*(a.astype(np.float16) for a in (Q, K, V)), 0.1, beta=1.0, block=8, rng=0)
-    for p in m64:
-        assert m32[p]["A_fro"] == pytest.approx(m64[p]["A_fro"], rel=1e-4)
-        assert np.isfinite(m16[p]["A_fro"])
+    for e64, e32, e16 in zip(m64, m32, m16):
+        assert e32.A_fro == pytest.approx(e64.A_fro, rel=1e-4)
+        assert np.isfinite(e16.A_fro)
     hot = pt.chain_measure(Q.astype(np.float32), K.astype(np.float32), V.astype(np.float32), 0.1, beta=1e4, rng=0)
-    assert all(np.isfinite(v) for m in hot.values() for v in m.values())
+    assert all(np.isfinite(v) for m in hot for v in m)
 
 
 @pytest.mark.parametrize("shape, scale", [((500, 7), 1.0), ((3, 40), 1.0), ((60, 1), 1.0), ((40, 3), 1e150)])
@@ -327,7 +329,7 @@ def test_chain_bounds_spectral_norm_against_svd(shape, scale):
     V = np.random.default_rng(8).standard_normal(shape) * scale
     V[:, 0] = V[:, -1]  # rank-deficient: the largest singular value is still found
     b = pt.chain_bounds(1e-300, 1, V)
-    assert math.isclose(b["V_spec"], np.linalg.svd(V, compute_uv=False)[0], rel_tol=1e-13)
+    assert math.isclose(b.V_spec, np.linalg.svd(V, compute_uv=False)[0], rel_tol=1e-13)
 
 
 def test_chain_measure_against_dense():
@@ -337,7 +339,7 @@ def test_chain_measure_against_dense():
     res = pt.chain_measure(Q, K, V, 0.2, beta=0.7, block=16, rng=9)
     S = 0.7 * Q @ K.T
     A = softmax(S)
-    for pert, m in res.items():
+    for pert, m in zip(res._fields, res):
         # reconstruct the block's perturbation exactly as the kernel does, then compare with dense formulas
         E = np.empty_like(S)
         for b, i0 in enumerate(range(0, L, 16)):
@@ -350,12 +352,12 @@ def test_chain_measure_against_dense():
             else:
                 E[rows] = np.where(pt._adversarial_rows(A[rows], 0.2), 0.2, -0.2)
         D = softmax(S + E) - A
-        assert m["row_l1"] == pytest.approx(np.abs(D).sum(1).max(), rel=1e-10)
-        assert m["A_fro"] == pytest.approx(np.linalg.norm(D), rel=1e-10)
-        assert m["O_fro"] == pytest.approx(np.linalg.norm(D @ V), rel=1e-10)
-        assert m["row_out"] == pytest.approx(np.linalg.norm(D @ V, axis=1).max(), rel=1e-10)
+        assert m.row_l1 == pytest.approx(np.abs(D).sum(1).max(), rel=1e-10)
+        assert m.A_fro == pytest.approx(np.linalg.norm(D), rel=1e-10)
+        assert m.O_fro == pytest.approx(np.linalg.norm(D @ V), rel=1e-10)
+        assert m.row_out == pytest.approx(np.linalg.norm(D @ V, axis=1).max(), rel=1e-10)
     # the adversarial rows are at least as bad as the random ones in row ℓ1, and near 2 tanh(ε/2) for diffuse rows
-    assert res["adversarial"]["row_l1"] >= 0.95 * 2 * math.tanh(0.1)
+    assert res.adversarial.row_l1 >= 0.95 * 2 * math.tanh(0.1)
 
 
 def test_l1_change_grad_against_l1_change_and_finite_differences():
@@ -367,3 +369,53 @@ def test_l1_change_grad_against_l1_change_and_finite_differences():
     fd_x = (pt.l1_change(x[0] + t * e, h[0]) - pt.l1_change(x[0] - t * e, h[0])) / (2 * t)
     fd_h = (pt.l1_change(x[0], h[0] + t * e) - pt.l1_change(x[0], h[0] - t * e)) / (2 * t)
     assert r.grad_x[0, 1] == pytest.approx(fd_x, abs=1e-6) and r.grad_h[0, 1] == pytest.approx(fd_h, abs=1e-6)
+
+
+# --------------------------------------------------------------------------- result objects
+def test_instances_are_named_tuples_that_unpack():
+    inst = pt.lipschitz_instance(0.1)
+    assert isinstance(inst, pt.LipschitzInstance) and inst._fields == ("x", "h", "ratio")
+    x, h, ratio = inst
+    assert x is inst.x and h is inst.h and ratio == inst.ratio == pytest.approx(2 * math.tanh(0.05) / 0.1)
+    sharp = pt.tanh_sharp_instance(3, 2.0)
+    assert isinstance(sharp, pt.TanhSharpInstance) and sharp._fields == ("x", "h")
+    x, h = sharp
+    assert np.array_equal(h, [2.0, 0.0, 0.0]) and x is sharp.x
+    two = pt.two_key_instance(16, 0.1)
+    assert isinstance(two, pt.TwoKeyInstance) and isinstance(two.errors, pt.ChainErrors)
+    errors, V = two
+    assert V.shape == (16, 2) and errors.E_max == 0.1
+
+
+def test_chain_results_keep_the_former_dict_spellings_with_a_warning():
+    rng = np.random.default_rng(11)
+    Q, K, V = (rng.standard_normal((12, 3)) for _ in range(3))
+    b = pt.chain_bounds(0.1, 12, V)
+    assert isinstance(b, pt.ChainBounds)
+    assert b._fields == ("row_l1", "A_fro", "O_fro", "row_out", "sharp_row_l1", "sharp_A_fro", "sharp_row_out",
+                         "sharp_O_fro", "V_fro", "V_spec", "V_rho")
+    assert b.A_fro == pytest.approx(2 * 0.1 * math.sqrt(12)) and b.V_fro == pytest.approx(np.linalg.norm(V))
+    m = pt.chain_measure(Q, K, V, 0.1, beta=1.0, rng=0)
+    assert isinstance(m, pt.ChainMeasure) and m._fields == ("random", "adversarial")
+    assert all(isinstance(e, pt.ChainErrors) for e in m)
+    with pytest.warns(DeprecationWarning, match=r"\.A_fro"):
+        assert b["A_fro"] == b.A_fro
+    with pytest.warns(DeprecationWarning, match=r"\.adversarial"):
+        adversarial = m["adversarial"]
+    with pytest.warns(DeprecationWarning, match=r"\.row_l1"):
+        assert adversarial["row_l1"] == m.adversarial.row_l1
+    with pytest.warns(DeprecationWarning):
+        assert set(m.keys()) == {"random", "adversarial"}
+    with pytest.warns(DeprecationWarning):
+        assert dict(b.items()) == b._asdict()
+
+
+def test_deprecated_grad_flag_warns_and_gives_the_same_numbers():
+    Z = np.random.default_rng(12).standard_normal((4, 6))
+    for f, f_grad in ((pt.lipschitz_ratio, pt.lipschitz_ratio_grad), (pt.tanh_ratio, pt.tanh_ratio_grad)):
+        new = f_grad(Z)
+        assert isinstance(new, pt.RatioGrad) and new._fields == ("ratio", "grad") and new.grad.shape == (4, 6)
+        with pytest.warns(DeprecationWarning, match=f"{f_grad.__name__}"):
+            r, G = f(Z, grad=True)
+        assert np.array_equal(r, new.ratio) and np.array_equal(G, new.grad)
+        assert np.array_equal(f(Z, grad=False), new.ratio)

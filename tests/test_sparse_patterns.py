@@ -97,7 +97,7 @@ def test_extreme_ratios_stay_finite():
     A = np.array([[1e-300, 1e300], [0.0, 1.0]])
     B = log_target(A, 1.0, 0.5)
     assert np.isfinite(B).all() and B[0, 1] - B[0, 0] == pytest.approx(600 * math.log(10))
-    assert pattern_profile(A)[1] == math.inf
+    assert pattern_profile(A).gamma == math.inf
     A = np.array([[1e-100, 1e100], [0.0, 1.0]])  # a ratio of 1e200 still fits in a float64 attention row
     e = element_ratio_error(softmax(log_target(A, 1.0, 0.5)), A)
     assert e.ratio < 1e-9 and e.leakage <= 0.5
@@ -378,3 +378,20 @@ def test_old_keyword_k_is_nnz_with_a_warning():
     with pytest.warns(DeprecationWarning, match="'k' is deprecated; use 'nnz'"):
         old = log_target(band(8), 1.0, 0.5, k=3)
     np.testing.assert_array_equal(old, log_target(band(8), 1.0, 0.5, nnz=3))
+
+
+# ---------------------------------------------------------------------------------------------------- result objects
+def test_pattern_profile_and_resample_success_return_records_that_unpack():
+    import attnlab
+
+    A = np.array([[1.0, 3.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    prof = pattern_profile(A)
+    assert isinstance(prof, attnlab.PatternProfile) and prof._fields == ("nnz", "gamma")
+    nnz, gamma = prof
+    assert (nnz, gamma) == (prof.nnz, prof.gamma) == (2, pytest.approx(3.0))
+    res = resample_success(np.eye(16), [4, 16], eps1=1.0, eps2=0.5, rng=RNG(6), draws=3)
+    assert isinstance(res, attnlab.ResampleSuccess) and res._fields == ("ratio", "leakage", "success")
+    ratio, leakage, success = res
+    assert ratio.shape == leakage.shape == success.shape == (3, 2) and success is res.success
+    assert np.array_equal(success, (ratio <= math.log1p(1.0)) & (leakage <= 0.5))
+    assert success[:, 1].all()

@@ -74,7 +74,7 @@ def test_softmax_kernel_is_psd(seed, n, d, scale):
 def test_powerlaw_fit_recovers_exponent():
     s = 3.0 * np.arange(1, 201, dtype=float) ** -1.7
     f = S.powerlaw_fit(s)
-    assert abs(f["alpha"] - 1.7) < 1e-10 and f["r2"] > 1 - 1e-12
+    assert abs(f.alpha - 1.7) < 1e-10 and f.r2 > 1 - 1e-12
     assert abs(S.envelope_constant(s, 1.7) - 3.0) < 1e-12
 
 
@@ -209,4 +209,32 @@ def test_every_public_function_has_bad_input_cases():
 
     src = inspect.getsource(inspect.getmodule(test_bad_input))
     for name in S.__all__:
+        if isinstance(getattr(S, name), type):   # a result record (PowerlawFit, SoftmaxKernel)
+            continue
         assert f"S.{name}(" in src.split("BAD = [", 1)[1] or name in _ON_SPECTRUM, name
+
+
+# --------------------------------------------------------------------------- result objects
+def test_powerlaw_fit_is_a_record_with_the_former_dict_spellings():
+    s = 2.0 * np.arange(1, 61) ** -1.2
+    fit = S.powerlaw_fit(s, k_lo=3, k_hi=40)
+    assert isinstance(fit, S.PowerlawFit)
+    assert fit._fields == ("alpha", "alpha_lo", "alpha_hi", "r2", "c", "k_lo", "k_hi")
+    assert fit.alpha == pytest.approx(1.2, abs=1e-10) and fit.c == pytest.approx(2.0)
+    assert (fit.k_lo, fit.k_hi) == (3, 40)
+    assert fit.alpha_lo <= fit.alpha <= fit.alpha_hi
+    with pytest.warns(DeprecationWarning, match=r"\.alpha"):
+        assert fit["alpha"] == fit.alpha
+    with pytest.warns(DeprecationWarning, match=r"\.r2"):
+        assert fit.get("r2") == fit.r2
+    with pytest.warns(DeprecationWarning):
+        assert "k_hi" in fit
+
+
+def test_softmax_kernel_is_a_record_that_unpacks():
+    X = np.array([[0.0, 1.0], [1.0, 1.0]])
+    res = S.softmax_kernel(X, beta=0.5)
+    assert isinstance(res, S.SoftmaxKernel) and res._fields == ("M", "shift")
+    M, shift = res
+    assert M is res.M and shift == res.shift == pytest.approx(1.0)
+    assert np.allclose(res.M * np.exp(res.shift), np.exp(0.5 * X @ X.T), rtol=1e-14)

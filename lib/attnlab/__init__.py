@@ -58,7 +58,9 @@ Bounds
 
    tanh_bound             -- 2 tanh(osc(h)/4): how far softmax moves when its logits move by h
    chain_bounds           -- the bounds from a logit error to the attention output error
+   ChainBounds            -- the result of chain_bounds
    softmax_kernel         -- the softmax kernel matrix exp(beta X Y^T)
+   SoftmaxKernel          -- the result of softmax_kernel
 
 Certificates
 ------------
@@ -76,6 +78,7 @@ Hardness
 
    approximate_oracle     -- an eps-approximate attention oracle, for the reductions
    rowsum_search          -- every row sum of exp(Q K^T) from an attention oracle
+   RowsumSearch           -- the result of rowsum_search
 
 Sparse patterns
 ---------------
@@ -83,14 +86,17 @@ Sparse patterns
    construct_sparse_attention -- inputs that make a fixed layer's attention reproduce a sparse target pattern
    ConstructionFailedWarning  -- issued when that construction meets no precision
    pattern_profile        -- sparsity k and ratio variation gamma of a target pattern
+   PatternProfile         -- the result of pattern_profile
    element_ratio_error    -- how well an attention matrix preserves a target's element ratios
 
 Models
 ------
 
    bert_heads             -- every head's Q, K, V and attention weights of a BERT encoder (NumPy forward pass)
+   BertHeads              -- the result of bert_heads
    load_bert              -- read a BERT encoder's weights and shape
    llama_heads            -- every head's Q, K, V and causal weights of a Llama-type decoder
+   LlamaHeads             -- the result of llama_heads
    load_llama_gguf        -- read a Llama-type GGUF file
 
 Backends and search
@@ -101,6 +107,7 @@ Backends and search
    to_numpy               -- an array as NumPy, copied from the device if needed
    make_rng               -- a seeded generator of the default (or a given) backend
    sup_ratio              -- maximise a ratio over inputs from many starts (adversarial search)
+   SupResult              -- the result of sup_ratio
 """
 from .core import *  # noqa: F403
 from .approx import *  # noqa: F403
@@ -169,16 +176,17 @@ __all__ = [
     "favor_kernel_variance", "m_required", "m_union_exact", "m_sup_row", "inner_product_tail", "energy_count",
     "tail_norm", "singular_values",
     # bounds
-    "tanh_bound", "chain_bounds", "softmax_kernel",
+    "tanh_bound", "chain_bounds", "ChainBounds", "softmax_kernel", "SoftmaxKernel",
     # certificates
     "rank_upper_certificate", "rank_lower_certificate", "UpperCertificate", "LowerCertificate", "row_l1_error",
     "operator_error", "visible_interaction_dim",
     # hardness
-    "approximate_oracle", "rowsum_search",
+    "approximate_oracle", "rowsum_search", "RowsumSearch",
     # sparse patterns
-    "construct_sparse_attention", "ConstructionFailedWarning", "pattern_profile", "element_ratio_error",
+    "construct_sparse_attention", "ConstructionFailedWarning", "pattern_profile", "PatternProfile",
+    "element_ratio_error",
     # models
-    "bert_heads", "load_bert", "llama_heads", "load_llama_gguf",
+    "bert_heads", "BertHeads", "load_bert", "llama_heads", "LlamaHeads", "load_llama_gguf",
     # backends and search
-    "get_array_module", "default_xp", "to_numpy", "make_rng", "sup_ratio",
+    "get_array_module", "default_xp", "to_numpy", "make_rng", "sup_ratio", "SupResult",
 ]

@@ -91,9 +91,9 @@ def extract(path=None) -> dict:
                 ids = llama_tokenize(t["text"], n, tok)
                 res = llama_heads(weights, config, ids, dtype=np.float64, attention=False)
                 out[f"{t['id']}/n{n}/ids"] = ids
-                out[f"{t['id']}/n{n}/logprob"] = res["logprob"]
+                out[f"{t['id']}/n{n}/logprob"] = res.logprob
                 for k in ("Q", "K", "V"):
-                    out[f"{t['id']}/n{n}/{k}"] = res[k]
+                    out[f"{t['id']}/n{n}/{k}"] = getattr(res, k)
     return out
 
 
@@ -133,7 +133,7 @@ def regenerate(out_dir: Path | None = None) -> dict:
     t0 = time.perf_counter()
     arrays = extract()
     seconds = time.perf_counter() - t0
-    config = load_llama_gguf(gguf_path())[1]
+    config = load_llama_gguf(gguf_path()).config
     err = storage_error(arrays)
     out_dir.mkdir(parents=True, exist_ok=True)
     store = {k: (v.astype(np.float16) if k.rsplit("/", 1)[1] in "QKV" else v) for k, v in arrays.items()}

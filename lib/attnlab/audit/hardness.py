@@ -156,11 +156,11 @@ def sentinel_experiment(p, seed: int = 0):
         o = sentinel_attention(Q, K, log_c)
         ident = float(np.abs(o - 1 / (1 + np.exp(log_c - logS))).max())
         eps = eta / 8
-        _, info = rowsum_search(Q, K, eta, B=B, oracle=approximate_oracle(eps))
-        rel = float(np.abs(np.expm1(info["log_S_hat"] - logS)).max())
+        info = rowsum_search(Q, K, eta, B=B, oracle=approximate_oracle(eps)).info
+        rel = float(np.abs(np.expm1(info.log_S_hat - logS)).max())
         # the repair: ln c_i spread over w coordinates, every entry within B (same oracle error)
         o_sp = sentinel_attention(Q, K, log_c, B=B)
-        _, info_sp = rowsum_search(Q, K, eta, B=B, oracle=approximate_oracle(eps), spread=True)
+        info_sp = rowsum_search(Q, K, eta, B=B, oracle=approximate_oracle(eps), spread=True).info
         # values scaled to b = min(1, B): every entry of Q, K and V within B; the output (and the oracle's
         # tolerance) scale by b, so o/b is the unscaled gadget
         b = min(1.0, B)
@@ -168,15 +168,15 @@ def sentinel_experiment(p, seed: int = 0):
         o_b = attention(Qs, Ks, b * Vs, beta=1.0)[:, 0]
         rows.append(dict(value_scale=b, value_entry=float(np.abs(b * Vs).max()),
                          value_scaled_err=float(np.abs(o_b / b - o_sp).max()),
-                         B=B, n=n, d=d, eta=eta, oracle_eps=eps, identity_err=ident, rounds=info["rounds"],
-                         max_rel_err=rel, max_abs_log_c=info["max_abs_log_c"],
+                         B=B, n=n, d=d, eta=eta, oracle_eps=eps, identity_err=ident, rounds=info.rounds,
+                         max_rel_err=rel, max_abs_log_c=info.max_abs_log_c,
                          bound_log_n_dB2=math.log(n) + d * B * B + math.log1p(eta),
                          max_abs_logS=float(np.abs(logS).max()),
-                         printed_width=info["max_width"], printed_entry=info["max_abs_entry"],
+                         printed_width=info.max_width, printed_entry=info.max_abs_entry,
                          spread_identity_err=float(np.abs(o_sp - o).max()),
-                         spread_max_rel_err=float(np.abs(np.expm1(info_sp["log_S_hat"] - logS)).max()),
-                         spread_width=info_sp["max_width"], spread_entry=info_sp["max_abs_entry"],
-                         spread_rounds=info_sp["rounds"]))
+                         spread_max_rel_err=float(np.abs(np.expm1(info_sp.log_S_hat - logS)).max()),
+                         spread_width=info_sp.max_width, spread_entry=info_sp.max_abs_entry,
+                         spread_rounds=info_sp.rounds))
     return rows
 
 

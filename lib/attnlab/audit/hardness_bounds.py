@@ -88,10 +88,10 @@ def _mean_rounds(Q, K, eta, B, dither):
         e = eta * 2.0 ** (k / dither)
         with warnings.catch_warnings():   # sums beyond float64 (B = 64): the logarithms are what is compared
             warnings.simplefilter("ignore", RuntimeWarning)
-            _, info = rowsum_search(Q, K, e, B=B)
-        rounds.append(info["rounds"])
-        grid.append(dict(eta=e, G=search_grid_size(K.shape[0], Q.shape[1], B, e), rounds=info["rounds"]))
-        err = max(err, float(np.abs(np.expm1(info["log_S_hat"] - logS)).max()) / ((1 + e) ** 2 - 1))
+            info = rowsum_search(Q, K, e, B=B).info
+        rounds.append(info.rounds)
+        grid.append(dict(eta=e, G=search_grid_size(K.shape[0], Q.shape[1], B, e), rounds=info.rounds))
+        err = max(err, float(np.abs(np.expm1(info.log_S_hat - logS)).max()) / ((1 + e) ** 2 - 1))
     return float(np.mean(rounds)), err, grid
 
 
@@ -130,8 +130,8 @@ def search_experiment(p, seed: int = 0):
         QK = Q @ K.T
         logS = np.log(np.exp(QK).sum(1))
         e_in = SEPARATION_INSIDE * measured
-        _, info = rowsum_search(Q, K, eta, B=1.0, oracle=approximate_oracle(e_in))
-        rel = float(np.abs(np.expm1(info["log_S_hat"] - logS)).max())
+        info = rowsum_search(Q, K, eta, B=1.0, oracle=approximate_oracle(e_in)).info
+        rel = float(np.abs(np.expm1(info.log_S_hat - logS)).max())
         tol.append(dict(eta=eta, measured=measured, closed_form=eta / (4 + 2 * eta), over_eta=measured / eta,
                         search_rel_err=rel, allowed=(1 + eta) ** 2 - 1))
     return dict(rows=rows, tolerance=tol)

@@ -110,12 +110,12 @@ def ov_experiment(p, seed: int = 0):
         # tight instance: every a_i·b_j = 1 (a = e_1, b = e_1 for all)
         A = np.zeros((4, d)); A[:, 0] = 1
         Bv = np.zeros((n, d)); Bv[:, 0] = 1
-        o, _ = ov_decode(A, Bv)
+        o = ov_decode(A, Bv).o
         rows.append(dict(n=n, d=d, planted=-1, rows_without=4, rows_with=0, max_o_without=float(o.max()),
                          min_o_with=float("nan"), correct=4, total=4))
         # and with one orthogonal key among n − 1 at inner product 0 … the smallest S = 1 case
         Bv2 = Bv.copy(); Bv2[0] = 0; Bv2[0, 1] = 1
-        o2, _ = ov_decode(A, Bv2)
+        o2 = ov_decode(A, Bv2).o
         rows.append(dict(n=n, d=d, planted=-2, rows_without=0, rows_with=4, max_o_without=float("nan"),
                          min_o_with=float(o2.min()), correct=4, total=4))
     return rows

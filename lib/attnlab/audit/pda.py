@@ -237,9 +237,9 @@ def headline_experiment(p: dict, seed: int, *, progress=False):
             if L <= p["full_max"]:
                 sv = singular_values(At)
                 fit = powerlaw_fit(sv)
-                C = envelope_constant(sv, fit["alpha"])
-                lowrank = float(powerlaw_tail_bound(C, fit["alpha"], r))
-                row.update(alpha=fit["alpha"], r2=fit["r2"], C=C, tail=float(np.sqrt((sv[r:] ** 2).sum())),
+                C = envelope_constant(sv, fit.alpha)
+                lowrank = float(powerlaw_tail_bound(C, fit.alpha, r))
+                row.update(alpha=fit.alpha, r2=fit.r2, C=C, tail=float(np.sqrt((sv[r:] ** 2).sum())),
                            chain_term=2 * eps * math.sqrt(L), lowrank_term=lowrank,
                            bound_V=2 * eps * math.sqrt(L) + lowrank)
             rows.append(row)

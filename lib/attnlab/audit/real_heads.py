@@ -248,7 +248,7 @@ def extract(model_dir=None) -> dict:
                 res = bert_heads(weights, config, ids, dtype=np.float64)
                 out[f"{t['id']}/n{n}/ids"] = ids
                 for k in ("Q", "K", "V"):
-                    out[f"{t['id']}/n{n}/{k}"] = res[k].astype(np.float32)
+                    out[f"{t['id']}/n{n}/{k}"] = getattr(res, k).astype(np.float32)
     return out
 
 
@@ -368,10 +368,10 @@ def _spectra(p, seed, model, data):
             for kind, (A, B) in kinds.items():
                 for t in p["temps"]:
                     s = singular_values(attention_matrix(A, B, beta=t / math.sqrt(d), causal=causal))
-                    f = _fit(s)
+                    alpha, r2 = _fit(s)
                     base = kind == "real" and t == 1.0
                     rows.append(dict(kind=kind, text=tid, n=n, layer=layer, head=head, t=t,
-                                     k90=energy_count(s, p["frac"]), alpha=f["alpha"], r2=f["r2"],
+                                     k90=energy_count(s, p["frac"]), alpha=alpha, r2=r2,
                                      s=s[:16].tolist() if base else None,
                                      k90_scores=energy_count(singular_values(_scores(A, B, causal)), p["frac"])
                                      if base else None))
@@ -379,12 +379,13 @@ def _spectra(p, seed, model, data):
 
 
 def _fit(s):
-    """:func:`attnlab.powerlaw_fit` of a spectrum, or α = R² = nan (no power law) where fewer than 3 singular values
-    in its window lie above rounding (a head whose every row puts its mass on one token is rank one)."""
+    """α and R² of :func:`attnlab.powerlaw_fit` of a spectrum, or α = R² = nan (no power law) where fewer than 3
+    singular values in its window lie above rounding (a head whose every row puts its mass on one token is rank one)."""
     try:
-        return powerlaw_fit(s)
+        fit = powerlaw_fit(s)
     except ValueError:
-        return dict(alpha=float("nan"), r2=float("nan"))
+        return float("nan"), float("nan")
+    return fit.alpha, fit.r2
 
 
 def _scores(Q, K, causal):
@@ -423,15 +424,15 @@ def _ey(p, seed, model, data):
             for kind, X in (("A", attention_matrix(Q, K, beta=1 / math.sqrt(d), causal=causal)),
                             ("Ã", attention_matrix(Q @ P, K @ P, beta=1 / math.sqrt(d), causal=causal))):
                 U, s, Vt = np.linalg.svd(X)
-                f = _fit(s)
+                alpha, r2 = _fit(s)
                 ey = max(abs(float(np.linalg.norm(X - (U[:, :r] * s[:r]) @ Vt[:r])) - tail_norm(s, r))
                          for r in p["ey_r"] if r < n) / float(np.linalg.norm(X))
-                if f["alpha"] > 0.5:
-                    C = envelope_constant(s, f["alpha"])
-                    ratio = max(tail_norm(s, r) / float(powerlaw_tail_bound(C, f["alpha"], r)) for r in p["ey_r"])
+                if alpha > 0.5:
+                    C = envelope_constant(s, alpha)
+                    ratio = max(tail_norm(s, r) / float(powerlaw_tail_bound(C, alpha, r)) for r in p["ey_r"])
                 else:
                     ratio = float("nan")
-                rows.append(dict(kind=kind, text=tid, n=n, layer=layer, head=head, alpha=f["alpha"], r2=f["r2"],
+                rows.append(dict(kind=kind, text=tid, n=n, layer=layer, head=head, alpha=alpha, r2=r2,
                                  ey_rel=ey, tail_over_bound=ratio))
     return dict(rows=rows, sharpness=tail_sharpness(p["sharp_alphas"], 32), m=p["ey_m"])
 

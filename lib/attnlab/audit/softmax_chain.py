@@ -46,7 +46,7 @@ def chain_experiment(p, seed, progress=False):
         Q, K, V, beta, bias = _kind(kind, L, p["d"], p["d_v"], rng)
         b = chain_bounds(eps, L, V)
         ms = chain_measure(Q, K, V, eps, beta=beta, bias=bias, rng=seed, block=p["block"])
-        for pert, m in ms.items():
+        for pert, m in zip(ms._fields, ms):
             rows.append(_ratios(kind, pert, L, eps, m, b))
     for L in p["chain_L"]:
         m, V = two_key_instance(L, eps)
@@ -55,13 +55,13 @@ def chain_experiment(p, seed, progress=False):
 
 
 def _ratios(kind, pert, L, eps, m, b):
-    return dict(kind=kind, perturbation=pert, L=L, eps=eps, **m,
-                r_row_l1=m["row_l1"] / b["row_l1"], r_A_fro=m["A_fro"] / b["A_fro"],
-                r_O_fro=m["O_fro"] / b["O_fro"], r_row_out=m["row_out"] / b["row_out"],
-                s_row_l1=m["row_l1"] / b["sharp_row_l1"], s_A_fro=m["A_fro"] / b["sharp_A_fro"],
-                s_O_fro=m["O_fro"] / b["sharp_O_fro"], s_row_out=m["row_out"] / b["sharp_row_out"],
-                s_O_spec=m["O_fro"] / (m["A_fro"] * b["V_spec"]) if m["A_fro"] > 0 else 0.0,
-                V_fro=b["V_fro"], V_spec=b["V_spec"], V_rho=b["V_rho"])
+    return dict(kind=kind, perturbation=pert, L=L, eps=eps, **m._asdict(),
+                r_row_l1=m.row_l1 / b.row_l1, r_A_fro=m.A_fro / b.A_fro,
+                r_O_fro=m.O_fro / b.O_fro, r_row_out=m.row_out / b.row_out,
+                s_row_l1=m.row_l1 / b.sharp_row_l1, s_A_fro=m.A_fro / b.sharp_A_fro,
+                s_O_fro=m.O_fro / b.sharp_O_fro, s_row_out=m.row_out / b.sharp_row_out,
+                s_O_spec=m.O_fro / (m.A_fro * b.V_spec) if m.A_fro > 0 else 0.0,
+                V_fro=b.V_fro, V_spec=b.V_spec, V_rho=b.V_rho)
 
 
 def chain_slopes(rows, key="r_A_fro"):
@@ -207,8 +207,8 @@ def sqrtl_experiment(p, seed):
     worst = sqrtl_worst_search(p["sqrtl_L"], eps, p["sqrtl_starts"], rng)
     two_key = []
     for L in p["chain_L"]:
-        m, _ = two_key_instance(L, eps)
-        two_key.append(dict(L=L, r=m["A_fro"] / (2 * eps * math.sqrt(L))))
+        m = two_key_instance(L, eps).errors
+        two_key.append(dict(L=L, r=m.A_fro / (2 * eps * math.sqrt(L))))
     return dict(eps=eps, worst=worst, two_key=two_key, real=real_heads_sqrtl(eps, rng))
 
 

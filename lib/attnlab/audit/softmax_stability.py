@@ -17,8 +17,8 @@ from tqdm import tqdm
 
 from ..core._validate import positive_int
 from ..theory.adversarial import sup_ratio
-from ..theory.perturbation import (l1_change, l1_change_grad, lipschitz_instance,
-                            lipschitz_ratio, tanh_bound, tanh_ratio, tanh_sharp_instance)
+from ..theory.perturbation import (l1_change, l1_change_grad, lipschitz_instance, lipschitz_ratio,
+                                   lipschitz_ratio_grad, tanh_bound, tanh_ratio, tanh_ratio_grad, tanh_sharp_instance)
 from .cache import memoize
 from .scale import preset
 from .verdict import Verdict
@@ -97,7 +97,7 @@ def lipschitz_search(lengths, starts, rng, *, maxiter=200, sample_n=10_000, prog
         top = best_pts[np.argsort(-best_vals)[:starts // 2]]
         z0 = np.concatenate([top, _starts(L, starts - len(top), rng)])
         lo = np.concatenate([np.full(L, -30.0), np.full(L, -5.0)])
-        res = sup_ratio(lambda Z: lipschitz_ratio(Z), z0, grad=lambda Z: lipschitz_ratio(Z, True)[1],
+        res = sup_ratio(lambda Z: lipschitz_ratio(Z), z0, grad=lambda Z: lipschitz_ratio_grad(Z).grad,
                         bounds=(lo, -lo), maxiter=maxiter, polish=2)
         h = res.argmax[L:]
         out.append(dict(L=L, sup=res.value, sampled=sampled, start_best=float(res.initial.max()),
@@ -116,7 +116,7 @@ def tanh_search(lengths, starts, rng, *, maxiter=200, progress=False):
             continue
         z0 = _starts(L, starts, rng, h_range=(1e-2, 20.0))
         lo = np.concatenate([np.full(L, -30.0), np.full(L, -30.0)])
-        res = sup_ratio(lambda Z: tanh_ratio(Z), z0, grad=lambda Z: tanh_ratio(Z, True)[1],
+        res = sup_ratio(lambda Z: tanh_ratio(Z), z0, grad=lambda Z: tanh_ratio_grad(Z).grad,
                         bounds=(lo, -lo), maxiter=maxiter, polish=2)
         h = res.argmax[L:]
         out.append(dict(L=L, sup=res.value, start_best=float(res.initial.max()), osc=float(h.max() - h.min()),
@@ -184,7 +184,7 @@ def lip_experiment(p, seed, progress=False):
     rows = lipschitz_search(p["lip_L"], p["lip_starts"], rng, maxiter=p["lip_iter"], sample_n=p["sample_n"],
                             progress=progress)
     ts = np.geomspace(1e-4, 10, 21)
-    inst = [dict(t=float(t), ratio=lipschitz_instance(float(t))[2], closed=float(2 * np.tanh(t / 2) / t)) for t in ts]
+    inst = [dict(t=float(t), ratio=lipschitz_instance(float(t)).ratio, closed=float(2 * np.tanh(t / 2) / t)) for t in ts]
     return dict(search=rows, instance=inst)
 
 

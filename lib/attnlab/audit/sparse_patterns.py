@@ -110,7 +110,7 @@ def search_dimension(A, p, rng, *, causal=False, start=16, projection="gaussian"
     cap = _cap(A.shape[0]) if projection == "gaussian" else A.shape[0]  # the orthogonal projection is exact at d = L
     A = A if sparse.issparse(A) else sparse.csr_array(A)  # the same target; each call validates it in O(nnz), not O(L²)
     d = max(1, min(int(start), cap))
-    while d < cap and not resample_success(A, [d], draws=2, **kw)[2].all():
+    while d < cap and not resample_success(A, [d], draws=2, **kw).success.all():
         d = min(2 * d, cap)
     d_hi = d
     dims = sorted({min(cap, max(1, int(round(x)))) for x in np.geomspace(d_hi / 4, 1.25 * d_hi, p["grid"])})

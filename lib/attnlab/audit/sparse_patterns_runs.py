@@ -66,7 +66,7 @@ def timing_experiment(p: dict, seed: int) -> list:
     for L in p["time_L"]:
         A = random_sparse_target(L, p["k"], p["gamma"], rng)
         d = 16
-        while d < _cap(L) and not resample_success(A, [d], draws=2, **kw)[2].all():
+        while d < _cap(L) and not resample_success(A, [d], draws=2, **kw).success.all():
             d *= 2
         times, res, counts = [], [], []
         for _ in range(p["time_reps"]):

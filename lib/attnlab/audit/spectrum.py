@@ -247,7 +247,7 @@ def eckart_young_experiment(p: dict, seed: int):
             A = attention_matrix(Q, K)
             U, s, Vt = np.linalg.svd(A)
             fit = powerlaw_fit(s)
-            C = envelope_constant(s, fit["alpha"])
+            C = envelope_constant(s, fit.alpha)
             for r in p["ey_r"]:
                 if r >= n:
                     continue
@@ -255,8 +255,8 @@ def eckart_young_experiment(p: dict, seed: int):
                 tail = tail_norm(s, r)
                 rows.append(dict(kind=kind, n=n, r=r, direct=direct, tail=tail,
                                  rel_diff=abs(direct - tail) / max(tail, 1e-300),
-                                 alpha=fit["alpha"], alpha_lo=fit["alpha_lo"], alpha_hi=fit["alpha_hi"],
-                                 r2=fit["r2"], C=C, bound=float(powerlaw_tail_bound(C, fit["alpha"], r)),
+                                 alpha=fit.alpha, alpha_lo=fit.alpha_lo, alpha_hi=fit.alpha_hi,
+                                 r2=fit.r2, C=C, bound=float(powerlaw_tail_bound(C, fit.alpha, r)),
                                  sigma1=float(s[0])))
     # adversarial: local optimisation over rank-r factorisations B = XYᵀ, started near A_r, never beats it
     n, r = p["ey_n"][0], 4

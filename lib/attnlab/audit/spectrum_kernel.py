@@ -44,10 +44,10 @@ def kernel_experiment(p: dict, seed: int):
         for d in p["kernel_d"]:
             for t in range(p["kernel_trials"]):
                 X = rng.standard_normal((n, d))
-                M, _ = softmax_kernel(X)
+                M = softmax_kernel(X).M
                 ev = np.linalg.eigvalsh(M)
                 Q, K = rng.standard_normal((n, d)), rng.standard_normal((n, d))
-                N, _ = softmax_kernel(Q, K)
+                N = softmax_kernel(Q, K).M
                 evn = np.linalg.eigvals(N)
                 rows.append(dict(n=n, d=d, trial=t, min_rel=float(ev[0] / ev[-1]),
                                  cross_min_real_rel=float(evn.real.min() / np.abs(evn).max()),
@@ -55,7 +55,7 @@ def kernel_experiment(p: dict, seed: int):
     n, d = p["kernel_n"][0], p["kernel_d"][0]
 
     def obj(z):
-        ev = np.linalg.eigvalsh(softmax_kernel(z.reshape(n, d))[0])
+        ev = np.linalg.eigvalsh(softmax_kernel(z.reshape(n, d)).M)
         return ev[0] / ev[-1]
 
     adv = [float(optimize.minimize(obj, rng.standard_normal(n * d), method="Nelder-Mead",
@@ -63,7 +63,7 @@ def kernel_experiment(p: dict, seed: int):
            for _ in range(p["kernel_search"])]
     X = rng.standard_normal((n, d))
     X[1] = X[0] + 1e-6
-    ev = np.linalg.eigvalsh(softmax_kernel(X)[0])
+    ev = np.linalg.eigvalsh(softmax_kernel(X).M)
     return rows, dict(n=n, d=d, adversarial_min_rel=adv, near_duplicate_min_rel=float(ev[0] / ev[-1]))
 
 
@@ -146,7 +146,7 @@ def mercer_experiment(p: dict, seed: int):
     for d in p["mercer_d"]:
         for n in p["mercer_n"]:
             for t in range(p["mercer_trials"]):
-                ev = np.linalg.eigvalsh(softmax_kernel(rng.standard_normal((n, d)))[0])[::-1]
+                ev = np.linalg.eigvalsh(softmax_kernel(rng.standard_normal((n, d))).M)[::-1]
                 ev = np.clip(ev, 0, None)
                 gram.append(dict(d=d, n=n, trial=t, k90=energy_count(np.sqrt(ev), 0.9),
                                  top_share=float(ev[0] / ev.sum())))

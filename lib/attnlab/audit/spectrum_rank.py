@@ -73,11 +73,11 @@ def energy_experiment(p: dict, seed: int, *, progress=False):
             for b in p["b"]:
                 s = singular_values(attention_matrix(Q, K, beta=b / math.sqrt(d)))
                 try:
-                    fit = powerlaw_fit(s) if n >= 16 else {}
+                    fit = powerlaw_fit(s) if n >= 16 else None
                 except ValueError:  # fewer than 3 singular values above rounding (a sharpened sink: rank ~1)
-                    fit = {}
+                    fit = None
                 rows.append(dict(kind=kind, n=n, d=d, b=b, trial=t, k90=energy_count(s, 0.9),
-                                 alpha=fit.get("alpha"), r2=fit.get("r2")))
+                                 alpha=None if fit is None else fit.alpha, r2=None if fit is None else fit.r2))
     return rows
 
 

@@ -33,15 +33,23 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
+from ..core._results import former_dict
 from ..core._validate import generator, positive_int
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 from ..core.logits import logsumexp, softmax
 
-__all__ = ["LlamaConfig", "load_llama_gguf", "random_llama", "llama_tokenizer", "llama_tokenize", "llama_heads"]
+__all__ = ["LlamaConfig", "load_llama_gguf", "LlamaCheckpoint", "random_llama", "llama_tokenizer", "llama_tokenize",
+           "llama_heads", "LlamaHeads"]
 
 
 @dataclass(frozen=True)
@@ -160,7 +168,32 @@ def _gguf_field(reader, key):
     return part.tolist()[0]
 
 
-def load_llama_gguf(path) -> tuple[dict[str, np.ndarray], LlamaConfig]:
+class LlamaCheckpoint(NamedTuple):
+    r"""A Llama-type decoder's weights and shape: the result of :func:`load_llama_gguf` (it unpacks as
+    ``weights, config``).
+
+    Attributes
+    ----------
+    weights : dict of str to ndarray of float32
+        The tensors by name, in the Hugging Face layout (see :func:`load_llama_gguf`).
+    config : LlamaConfig
+        The decoder's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import LlamaCheckpoint, LlamaConfig, random_llama
+    >>> c = LlamaConfig(hidden=8, layers=1, heads=2, kv_heads=1, intermediate=16, vocab=20)
+    >>> weights, config = LlamaCheckpoint(random_llama(c, np.random.default_rng(0)), c)
+    >>> config.head_dim
+    4
+    """
+
+    weights: dict[str, np.ndarray]
+    config: LlamaConfig
+
+
+def load_llama_gguf(path: str | os.PathLike) -> LlamaCheckpoint:
     r"""Read a Llama-type GGUF file: its weights dequantized to float32 (in the Hugging Face layout) and its shape.
 
     Parameters
@@ -170,12 +203,12 @@ def load_llama_gguf(path) -> tuple[dict[str, np.ndarray], LlamaConfig]:
 
     Returns
     -------
-    weights : dict of str to ndarray of float32
-        ``embed`` (vocab, hidden), ``norm`` (hidden,), and per layer i: ``i.attn_norm``, ``i.q``, ``i.k``, ``i.v``,
-        ``i.o``, ``i.ffn_norm``, ``i.gate``, ``i.up``, ``i.down``, each matrix (out, in) as in ``torch.nn.Linear``.
-        The output projection is the embedding (tied) unless the file has its own ``output.weight`` (then
-        ``lm_head``).
-    config : LlamaConfig
+    LlamaCheckpoint
+        ``weights``, a dict of str to float32 arrays: ``embed`` (vocab, hidden), ``norm`` (hidden,), and per layer i:
+        ``i.attn_norm``, ``i.q``, ``i.k``, ``i.v``, ``i.o``, ``i.ffn_norm``, ``i.gate``, ``i.up``, ``i.down``, each
+        matrix (out, in) as in ``torch.nn.Linear``; the output projection is the embedding (tied) unless the file
+        has its own ``output.weight`` (then ``lm_head``). ``config``, a :class:`LlamaConfig`. It unpacks as
+        ``weights, config``.
 
     Raises
     ------
@@ -231,10 +264,10 @@ def load_llama_gguf(path) -> tuple[dict[str, np.ndarray], LlamaConfig]:
         w[f"{i}.gate"] = get(b + "ffn_gate.weight")
         w[f"{i}.up"] = get(b + "ffn_up.weight")
         w[f"{i}.down"] = get(b + "ffn_down.weight")
-    return w, config
+    return LlamaCheckpoint(w, config)
 
 
-def random_llama(config, rng, *, scale: float = 0.1):
+def random_llama(config: LlamaConfig, rng: np.random.Generator, *, scale: float = 0.1) -> dict[str, np.ndarray]:
     r"""Random weights of the shape ``config`` describes (N(0, scale²) matrices, unit norms), for tests and examples.
 
     Parameters
@@ -272,7 +305,7 @@ def random_llama(config, rng, *, scale: float = 0.1):
     return out
 
 
-def llama_tokenizer(path):
+def llama_tokenizer(path: str | os.PathLike) -> Tokenizer:
     r"""The byte-level BPE tokenizer stored in a GGUF file's metadata, as a ``tokenizers.Tokenizer``.
 
     The vocabulary and merges are ``tokenizer.ggml.tokens`` and ``tokenizer.ggml.merges``; tokens of type 3
@@ -331,7 +364,7 @@ def llama_tokenizer(path):
     return tok
 
 
-def llama_tokenize(text, n, tokenizer) -> np.ndarray:
+def llama_tokenize(text: str, n: int, tokenizer: Tokenizer) -> np.ndarray:
     r"""Exactly n token ids for a text: the BOS token, then the first n − 1 tokens of the text.
 
     Parameters
@@ -392,7 +425,44 @@ def _rotate(x, cos, sin):
     return x * cos + rot * sin
 
 
-def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = True) -> dict:
+@former_dict
+class LlamaHeads(NamedTuple):
+    r"""Every head of a Llama-type decoder on one sequence: the result of :func:`llama_heads` (formerly a dict).
+
+    Attributes
+    ----------
+    Q : ndarray, shape (layers, heads, n, head_dim)
+        Every query head's queries (after RoPE).
+    K, V : ndarray, shape (layers, kv_heads, n, head_dim)
+        Every key/value head's keys (after RoPE) and values.
+    logprob : ndarray, shape (n − 1,)
+        The log-probability of each next token ``ids[t + 1]`` given ``ids[:t + 1]``.
+    logits : ndarray, shape (vocab,)
+        The next-token logits after the last token.
+    P : ndarray, shape (layers, heads, n, n), or None
+        The causal attention weights, zero above the diagonal; None when :func:`llama_heads` ran with
+        ``attention=False`` (the former dict had no ``"P"`` then).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import LlamaConfig, llama_heads, random_llama
+    >>> c = LlamaConfig(hidden=8, layers=1, heads=2, kv_heads=1, intermediate=16, vocab=20)
+    >>> out = llama_heads(random_llama(c, np.random.default_rng(0)), c, np.array([1, 2, 3]), attention=False)
+    >>> out.logprob.shape, out.P is None
+    ((2,), True)
+    """
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    logprob: np.ndarray
+    logits: np.ndarray
+    P: np.ndarray | None
+
+
+def llama_heads(weights: dict[str, np.ndarray], config: LlamaConfig, ids: ArrayLike, *,
+                dtype: DTypeLike = np.float64, attention: bool = True) -> LlamaHeads:
     r"""Run the decoder on one sequence: every head's Q and K (after RoPE), V, causal weights P, and the logits.
 
     Parameters
@@ -410,11 +480,11 @@ def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = Tru
 
     Returns
     -------
-    dict
+    LlamaHeads
         ``Q``: (layers, heads, n, head_dim); ``K``, ``V``: (layers, kv_heads, n, head_dim); ``P``: (layers, heads,
-        n, n), zero above the diagonal (when ``attention``); ``logprob``: (n − 1,), the log-probability of each next
-        token ``ids[t + 1]`` given ``ids[:t + 1]``; ``logits``: (vocab,), the next-token logits after the last
-        token; all of ``dtype``.
+        n, n), zero above the diagonal (None without ``attention``); ``logprob``: (n − 1,), the log-probability of
+        each next token ``ids[t + 1]`` given ``ids[:t + 1]``; ``logits``: (vocab,), the next-token logits after the
+        last token; all of ``dtype``.
 
     Raises
     ------
@@ -430,9 +500,9 @@ def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = Tru
     >>> from attnlab import LlamaConfig, llama_heads, random_llama
     >>> c = LlamaConfig(hidden=8, layers=2, heads=2, kv_heads=1, intermediate=16, vocab=20)
     >>> out = llama_heads(random_llama(c, np.random.default_rng(0)), c, np.array([1, 5, 7, 2]))
-    >>> out["Q"].shape, out["K"].shape, out["P"].shape
+    >>> out.Q.shape, out.K.shape, out.P.shape
     ((2, 2, 4, 4), (2, 1, 4, 4), (2, 2, 4, 4))
-    >>> bool(np.allclose(out["P"].sum(axis=-1), 1)), bool(np.all(np.triu(out["P"][0, 0], 1) == 0))
+    >>> bool(np.allclose(out.P.sum(axis=-1), 1)), bool(np.all(np.triu(out.P[0, 0], 1) == 0))
     (True, True)
     """
     _check_weights(weights, config)
@@ -484,7 +554,4 @@ def llama_heads(weights, config, ids, *, dtype=np.float64, attention: bool = Tru
         e = min(s + 256, n - 1)
         z = h[s:e] @ head.T
         logprob[s:e] = z[np.arange(e - s), ids[s + 1:e + 1]] - logsumexp(z, axis=-1)
-    out = dict(Q=Qs, K=Ks, V=Vs, logprob=logprob, logits=h[-1] @ head.T)
-    if attention:
-        out["P"] = Ps
-    return out
+    return LlamaHeads(Q=Qs, K=Ks, V=Vs, logprob=logprob, logits=h[-1] @ head.T, P=Ps)

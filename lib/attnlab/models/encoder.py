@@ -25,16 +25,20 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 from scipy import special
 
+from ..core._results import former_dict
 from ..core._validate import generator, positive_int
 from ..core.logits import softmax
 
-__all__ = ["BertConfig", "load_bert", "random_bert", "bert_tokenize", "bert_heads"]
+__all__ = ["BertConfig", "load_bert", "BertCheckpoint", "random_bert", "bert_tokenize", "bert_heads", "BertHeads"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,31 @@ def _check_weights(weights, config):
             raise ValueError(f"weights[{key!r}] has NaN or inf")
 
 
-def load_bert(model_dir) -> tuple[dict[str, np.ndarray], BertConfig]:
+class BertCheckpoint(NamedTuple):
+    r"""A BERT encoder's weights and shape: the result of :func:`load_bert` (it unpacks as ``weights, config``).
+
+    Attributes
+    ----------
+    weights : dict of str to ndarray
+        The tensors by name (float32 as stored).
+    config : BertConfig
+        The encoder's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import BertCheckpoint, BertConfig, random_bert
+    >>> c = BertConfig(hidden=8, layers=1, heads=2, intermediate=16, vocab=30, max_positions=16)
+    >>> weights, config = BertCheckpoint(random_bert(c, np.random.default_rng(0)), c)
+    >>> config.head_dim
+    4
+    """
+
+    weights: dict[str, np.ndarray]
+    config: BertConfig
+
+
+def load_bert(model_dir: str | os.PathLike) -> BertCheckpoint:
     r"""Read a BERT encoder's weights (``model.safetensors``) and shape (``config.json``) from a directory.
 
     The weights are read with ``safetensors.numpy`` (imported here, not at ``import attnlab``); keys may carry a
@@ -155,9 +183,9 @@ def load_bert(model_dir) -> tuple[dict[str, np.ndarray], BertConfig]:
 
     Returns
     -------
-    weights : dict of str to ndarray
-        The tensors by name (float32 as stored).
-    config : BertConfig
+    BertCheckpoint
+        ``weights``, the tensors by name (float32 as stored), and ``config``, a :class:`BertConfig`; it unpacks as
+        ``weights, config``.
 
     Raises
     ------
@@ -193,10 +221,10 @@ def load_bert(model_dir) -> tuple[dict[str, np.ndarray], BertConfig]:
     raw = load_file(str(d / "model.safetensors"))
     weights = {(k[5:] if k.startswith("bert.") else k): v for k, v in raw.items()}
     _check_weights(weights, config)
-    return weights, config
+    return BertCheckpoint(weights, config)
 
 
-def random_bert(config, rng, *, scale: float = 0.1):
+def random_bert(config: BertConfig, rng: np.random.Generator, *, scale: float = 0.1) -> dict[str, np.ndarray]:
     r"""Random weights of the shape ``config`` gives: N(0, scale²) matrices and biases, LayerNorm gain 1 and bias 0.
 
     For tests and examples of :func:`bert_heads` without a pretrained model.
@@ -245,7 +273,7 @@ def random_bert(config, rng, *, scale: float = 0.1):
     return out
 
 
-def bert_tokenize(text, n, tokenizer_file) -> np.ndarray:
+def bert_tokenize(text: str, n: int, tokenizer_file: str | os.PathLike) -> np.ndarray:
     r"""Exactly n token ids for a text: ``[CLS]``, the first n − 2 word pieces, ``[SEP]``.
 
     The tokenizer (``tokenizers``, imported here) is read from its ``tokenizer.json`` with its own truncation and
@@ -311,7 +339,38 @@ def _dense(x, weights, name, dtype):
     return x @ weights[name + ".weight"].astype(dtype).T + weights[name + ".bias"].astype(dtype)
 
 
-def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
+@former_dict
+class BertHeads(NamedTuple):
+    r"""Every head of a BERT encoder on one sequence: the result of :func:`bert_heads` (formerly a dict).
+
+    Attributes
+    ----------
+    Q, K, V : ndarray, shape (layers, heads, n, head_dim)
+        Every head's queries, keys and values (after bias).
+    P : ndarray, shape (layers, heads, n, n)
+        Its attention weights :math:`\operatorname{softmax}(QK^\top/\sqrt{d_h})`.
+    hidden : ndarray, shape (n, hidden)
+        The final hidden states.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import BertConfig, bert_heads, random_bert
+    >>> c = BertConfig(hidden=8, layers=1, heads=2, intermediate=16, vocab=30, max_positions=16)
+    >>> out = bert_heads(random_bert(c, np.random.default_rng(0)), c, np.array([1, 2, 3]))
+    >>> out.V.shape, out.hidden.shape
+    ((1, 2, 3, 4), (3, 8))
+    """
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    P: np.ndarray
+    hidden: np.ndarray
+
+
+def bert_heads(weights: dict[str, np.ndarray], config: BertConfig, ids: ArrayLike, *,
+               dtype: DTypeLike = np.float64) -> BertHeads:
     r"""Run the encoder on one sequence and return every head's Q, K, V (after bias) and attention weights P.
 
     :math:`P = \operatorname{softmax}(QK^\top/\sqrt{d_h})` row by row (no mask: every token is real), computed with
@@ -330,7 +389,7 @@ def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
 
     Returns
     -------
-    dict
+    BertHeads
         ``Q``, ``K``, ``V``: arrays (layers, heads, n, head_dim); ``P``: (layers, heads, n, n); ``hidden``: the
         final hidden states (n, hidden); all of ``dtype``.
 
@@ -349,9 +408,9 @@ def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
     >>> from attnlab import BertConfig, bert_heads, random_bert
     >>> c = BertConfig(hidden=8, layers=2, heads=2, intermediate=16, vocab=30, max_positions=16)
     >>> out = bert_heads(random_bert(c, np.random.default_rng(0)), c, np.array([1, 5, 7, 2]))
-    >>> out["Q"].shape, out["P"].shape
+    >>> out.Q.shape, out.P.shape
     ((2, 2, 4, 4), (2, 2, 4, 4))
-    >>> bool(np.allclose(out["P"].sum(axis=-1), 1))
+    >>> bool(np.allclose(out.P.sum(axis=-1), 1))
     True
     """
     _check_weights(weights, config)
@@ -391,4 +450,4 @@ def bert_heads(weights, config, ids, *, dtype=np.float64) -> dict:
         h = _dense(x, w, nm["i"], dt)
         h = 0.5 * h * (1 + special.erf(h / dt.type(math.sqrt(2))))
         x = _layer_norm(x + _dense(h, w, nm["o2"], dt), w[nm["ln2"] + ".weight"], w[nm["ln2"] + ".bias"], eps)
-    return dict(Q=Qs, K=Ks, V=Vs, P=Ps, hidden=x)
+    return BertHeads(Q=Qs, K=Ks, V=Vs, P=Ps, hidden=x)

@@ -12,9 +12,11 @@ perturbation bounds; later chapters reuse it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize
 
 from ..core._validate import as_float_array, nonnegative_int, positive_int, positive_real
@@ -23,13 +25,10 @@ from ..core.backend import to_numpy
 __all__ = ["SupResult", "sup_ratio"]
 
 
-@dataclass(frozen=True)
-class SupResult:
+class SupResult(NamedTuple):
     """Result of :func:`sup_ratio`: the best ratio found, where, and the record of every start.
 
-    Built by :func:`sup_ratio`; its fields are the constructor's parameters.
-
-    Parameters
+    Attributes
     ----------
     value : float
         The largest ratio found.
@@ -89,7 +88,10 @@ def _bounds_array(bounds, shape):
     return lo, hi
 
 
-def sup_ratio(fun, x0, *, grad=None, bounds=None, maxiter: int = 200, polish: int = 4, fd_step: float = 1e-6):
+def sup_ratio(fun: Callable[[np.ndarray], ArrayLike], x0: ArrayLike, *,
+              grad: Callable[[np.ndarray], ArrayLike] | None = None,
+              bounds: tuple[ArrayLike, ArrayLike] | None = None, maxiter: int = 200, polish: int = 4,
+              fd_step: float = 1e-6) -> SupResult:
     r"""Maximise a batched ratio ``fun`` from many starting points; return the best value and its maximiser.
 
     Parameters

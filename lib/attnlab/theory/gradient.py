@@ -35,9 +35,12 @@ The book's experiments and the verdict on the claim are in :mod:`attnlab.audit.g
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Callable
 
+from numpy.typing import ArrayLike
 
-from ..core._validate import flag, namespace_of, positive_int, real_array
+from ..core._validate import Array, flag, namespace_of, positive_int, real_array
 from ..core.exact import attention, attention_blocked
 from ..core.logits import softmax
 
@@ -119,7 +122,7 @@ _RAISES = """TypeError
         the arguments to scale down). Logits of any finite size are handled: the softmax shifts by the row maximum."""
 
 
-def attention_loss(A1, A2, A3, X, Y, E) -> float:
+def attention_loss(A1: ArrayLike, A2: ArrayLike, A3: ArrayLike, X: ArrayLike, Y: ArrayLike, E: ArrayLike) -> float:
     r"""The loss :math:`\mathcal L(X) = \tfrac12\|\mathrm{rowsoftmax}(A_1XA_2^\top)A_3Y - E\|_F^2`.
 
     Parameters
@@ -156,7 +159,8 @@ def attention_loss(A1, A2, A3, X, Y, E) -> float:
     return loss
 
 
-def attention_loss_grad(A1, A2, A3, X, Y, E):
+def attention_loss_grad(A1: ArrayLike, A2: ArrayLike, A3: ArrayLike, X: ArrayLike, Y: ArrayLike,
+                        E: ArrayLike) -> Array:
     r"""The gradient :math:`\nabla_X\mathcal L = A_1^\top(F\circ G - \mathrm{diag}(r)F)A_2` of :func:`attention_loss`.
 
     Here :math:`F = \mathrm{rowsoftmax}(A_1XA_2^\top)`, :math:`C = FA_3Y - E`, :math:`G = C(A_3Y)^\top` and
@@ -191,7 +195,8 @@ def attention_loss_grad(A1, A2, A3, X, Y, E):
     return _result(xp, A1.T @ (FG - r * F) @ A2)
 
 
-def attention_loss_grad_printed(A1, A2, A3, X, Y, E):
+def attention_loss_grad_printed(A1: ArrayLike, A2: ArrayLike, A3: ArrayLike, X: ArrayLike, Y: ArrayLike,
+                                E: ArrayLike) -> Array:
     r"""The gradient as printed in the attention-complexity paper (Thm 4.3), which differs from the true one.
 
     :math:`A_1^\top(F\circ G - F\,\mathrm{diag}((F\circ G^\top)\mathbf 1))A_2`.
@@ -229,8 +234,10 @@ def attention_loss_grad_printed(A1, A2, A3, X, Y, E):
     return _result(xp, A1.T @ (F * G - F * xp.reshape(s, (1, -1))) @ A2)
 
 
-def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = False, block: int = 1024,
-                                      threads=None, return_calls: bool = False, oracle=None):
+def attention_loss_grad_via_attention(A1: ArrayLike, A2: ArrayLike, A3: ArrayLike, X: ArrayLike, Y: ArrayLike,
+                                      E: ArrayLike, *, blocked: bool = False, block: int = 1024,
+                                      threads: int | None = None, return_calls: bool = False,
+                                      oracle: Callable[[Array, Array, Array], Array] | None = None) -> Array:
     r"""The gradient of :func:`attention_loss` from d + 2 attention calls with :math:`Q = A_1X`, :math:`K = A_2`.
 
     The value matrices are :math:`H = A_3Y`, :math:`A_2` and :math:`\mathrm{diag}(H_{:,p})A_2` for
@@ -255,7 +262,8 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     threads : int, optional
         Worker threads of the blocked calls on NumPy, >= 1 (default: the CPUs this process may use).
     return_calls : bool
-        Also return the number of attention calls made (d + 2).
+        Deprecated (the number of attention calls is always d + 2, ``A1.shape[1] + 2``): ``True`` warns and returns
+        the former pair ``(gradient, d + 2)``.
     oracle : callable, optional
         ``oracle(Q, K, V) -> O`` standing for ``attention(Q, K, V, beta=1.0)``; it must return a finite array of
         shape (n, V.shape[1]) in the inputs' namespace. ``None`` (default): exact attention (``blocked`` decides
@@ -265,8 +273,6 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     -------
     array, shape (d, d)
         The gradient, in the inputs' namespace and common floating dtype.
-    int
-        With ``return_calls=True``: the number of attention calls, d + 2.
 
     Raises
     ------
@@ -281,11 +287,10 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     >>> import numpy as np
     >>> from attnlab import attention_loss_grad_via_attention
     >>> A1, A2, A3 = np.array([[1.0], [2.0]]), np.array([[-1.0], [1.0]]), np.array([[1.0], [3.0]])
-    >>> g, calls = attention_loss_grad_via_attention(A1, A2, A3, np.array([[0.4]]), np.array([[1.0]]),
-    ...                                              np.array([[0.2], [-0.1]]), blocked=True, block=1,
-    ...                                              return_calls=True)
-    >>> g, calls
-    (array([[4.95574696]]), 3)
+    >>> g = attention_loss_grad_via_attention(A1, A2, A3, np.array([[0.4]]), np.array([[1.0]]),
+    ...                                       np.array([[0.2], [-0.1]]), blocked=True, block=1)
+    >>> g
+    array([[4.95574696]])
     >>> from attnlab import attention
     >>> shifted = lambda Q, K, V: attention(Q, K, V, beta=1.0) + 1e-3     # an oracle with error 1e-3
     >>> g2 = attention_loss_grad_via_attention(A1, A2, A3, np.array([[0.4]]), np.array([[1.0]]),
@@ -294,6 +299,10 @@ def attention_loss_grad_via_attention(A1, A2, A3, X, Y, E, *, blocked: bool = Fa
     -0.014747
     """
     blocked, return_calls = _bool(blocked, "blocked"), _bool(return_calls, "return_calls")
+    if return_calls:
+        warnings.warn("attention_loss_grad_via_attention(..., return_calls=True) is deprecated: the function makes "
+                      "d + 2 attention calls (d = A1.shape[1]) and returns the gradient alone without the flag",
+                      DeprecationWarning, stacklevel=2)
     block = positive_int(block, "block")
     if threads is not None:
         threads = positive_int(threads, "threads")

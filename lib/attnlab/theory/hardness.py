@@ -19,28 +19,43 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..core._validate import (as_float_array, as_generator, finite_real, in_open_interval, positive_int, positive_real,
-                              qkv, real, rng_keyword)
+from ..core._results import former_dict
+from ..core._validate import (Array, SeedLike, as_float_array, as_generator, finite_real, in_open_interval,
+                              positive_int, positive_real, qkv, real, rng_keyword)
 from ..core.exact import attention
 from ..core.backend import get_array_module
 
 __all__ = [
     "sentinel_instance",
+    "SentinelInstance",
     "sentinel_attention",
     "approximate_oracle",
     "rowsum_search",
+    "RowsumSearch",
+    "RowsumSearchInfo",
     "maxip_instance",
+    "MaxIPInstance",
     "maxip_decode",
     "ov_instance",
     "ov_decode",
+    "OVDecision",
     "parity_instance",
+    "ParityInstance",
     "parity_decode",
     "one_sided_factorisation",
+    "OneSidedFactorisation",
     "temperature_absorbed",
+    "TemperatureAbsorbed",
 ]
+
+#: What an attention oracle is: ``oracle(Q, K, V) -> O``, standing for ``attention(Q, K, V, beta=1.0)``.
+Oracle = Callable[[Array, Array, Array], Array]
 
 
 # --------------------------------------------------------------------------- validation
@@ -87,7 +102,33 @@ def _run(oracle, Qs, Ks, Vs, overflow: str):
 
 
 # --------------------------------------------------------------------------- the sentinel (Lemma 5.1)
-def sentinel_instance(Q, K, log_c, B=None):
+class SentinelInstance(NamedTuple):
+    r"""A sentinel gadget's (Q, K, V): the result of :func:`sentinel_instance` and :func:`ov_instance`.
+
+    Attributes
+    ----------
+    Q : array, shape (n, d + w)
+        The queries with :math:`\ln c_i` appended (spread over w coordinates; w = 1 unspread).
+    K : array, shape (m + 1, d + w)
+        The keys, 0 in the new coordinates, and the sentinel key last.
+    V : array, shape (m + 1, 1)
+        1 on the original keys, 0 on the sentinel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import sentinel_instance
+    >>> Q, K, V = sentinel_instance(np.zeros((2, 1)), np.zeros((3, 1)), np.zeros(2))
+    >>> Q.shape, K.shape, V.shape
+    ((2, 2), (4, 2), (4, 1))
+    """
+
+    Q: Array
+    K: Array
+    V: Array
+
+
+def sentinel_instance(Q: ArrayLike, K: ArrayLike, log_c: ArrayLike, B: float | None = None) -> SentinelInstance:
     r"""The instance of Lemma 5.1: :math:`Q' = [Q, \ln c]`, :math:`K' = \begin{bmatrix}K & 0\\ 0 & 1\end{bmatrix}`,
     :math:`V' = (1, \dots, 1, 0)^\top`.
 
@@ -113,10 +154,8 @@ def sentinel_instance(Q, K, log_c, B=None):
 
     Returns
     -------
-    Qs : array, shape (n, d + w)
-        w = 1 when ``B`` is None.
-    Ks : array, shape (m + 1, d + w)
-    Vs : array, shape (m + 1, 1)
+    SentinelInstance
+        ``Q`` (n, d + w), ``K`` (m + 1, d + w) and ``V`` (m + 1, 1); w = 1 when ``B`` is None.
 
     Raises
     ------
@@ -159,10 +198,11 @@ def sentinel_instance(Q, K, log_c, B=None):
     Ks[m, d:] = k_new
     Vs = xp.zeros((m + 1, 1))
     Vs[:m] = 1.0
-    return Qs, Ks, Vs
+    return SentinelInstance(Qs, Ks, Vs)
 
 
-def sentinel_attention(Q, K, log_c, oracle=None, B=None):
+def sentinel_attention(Q: ArrayLike, K: ArrayLike, log_c: ArrayLike, oracle: Oracle | None = None,
+                       B: float | None = None) -> Array:
     r"""Attention (or ``oracle``) on :func:`sentinel_instance`: :math:`o_i = S_i/(S_i + c_i)`, one value per query.
 
     Parameters
@@ -204,7 +244,8 @@ def sentinel_attention(Q, K, log_c, oracle=None, B=None):
 
 
 @rng_keyword(2, ("rng", "threshold"))
-def approximate_oracle(eps: float, mode: str = "adversarial", *, rng=None, threshold: float = 0.5):
+def approximate_oracle(eps: float, mode: str = "adversarial", *, rng: SeedLike = None,
+                       threshold: float = 0.5) -> Oracle:
     r"""An ε-approximate attention oracle: exact attention (inverse temperature 1) plus an entrywise error ≤ ε.
 
     Parameters
@@ -265,8 +306,8 @@ def approximate_oracle(eps: float, mode: str = "adversarial", *, rng=None, thres
     return oracle
 
 
-def _log_search(Q, K, eta, B, oracle, bound_name: str, spread: bool = False):
-    """The parallel binary search of :func:`rowsum_search`; returns (log S_hat, info) with validated inputs."""
+def _log_search(Q, K, eta, B, oracle, bound_name: str, spread: bool = False) -> RowsumSearchInfo:
+    """The parallel binary search of :func:`rowsum_search` with validated inputs; ``log_S_hat`` is in the result."""
     Q, K = _qk(Q, K)
     eta = in_open_interval(eta, 0.0, 1.0, "eta")
     oracle = _oracle(oracle)
@@ -302,11 +343,77 @@ def _log_search(Q, K, eta, B, oracle, bound_name: str, spread: bool = False):
     if not spread:   # the printed gadget: Q, K, the appended ln c and the sentinel key's 1
         entry = max(float(xp.abs(Q).max()), float(xp.abs(K).max()), max_logc, 1.0)
     log_S_hat = (lo + hi).astype(xp.float64) * step / 2
-    return log_S_hat, dict(rounds=rounds, max_abs_log_c=max_logc, B=B, d=d, n_keys=int(K.shape[0]),
-                           log_S_hat=log_S_hat, max_width=width, max_abs_entry=entry)
+    return RowsumSearchInfo(rounds=rounds, max_abs_log_c=max_logc, B=B, d=d, n_keys=int(K.shape[0]),
+                            log_S_hat=log_S_hat, max_width=width, max_abs_entry=entry)
 
 
-def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
+@former_dict
+class RowsumSearchInfo(NamedTuple):
+    r"""How :func:`rowsum_search` ran: the ``info`` of its :class:`RowsumSearch` (formerly a dict).
+
+    Attributes
+    ----------
+    rounds : int
+        Attention (or oracle) calls made.
+    max_abs_log_c : float
+        The largest :math:`|\ln c_i|` appended.
+    B : float
+        The entry bound used.
+    d : int
+        The width of Q and K.
+    n_keys : int
+        The number of keys m.
+    log_S_hat : array, shape (n,)
+        :math:`\ln\hat S_i`, always finite.
+    max_width : int
+        The widest instance passed to the oracle.
+    max_abs_entry : float
+        Its largest query or key entry (the printed gadget's sentinel key holds a 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import rowsum_search
+    >>> info = rowsum_search(np.zeros((2, 1)), np.zeros((3, 1)), eta=0.1).info
+    >>> info.d, info.n_keys, info.max_width
+    (1, 3, 2)
+    """
+
+    rounds: int
+    max_abs_log_c: float
+    B: float
+    d: int
+    n_keys: int
+    log_S_hat: Array
+    max_width: int
+    max_abs_entry: float
+
+
+class RowsumSearch(NamedTuple):
+    r"""The result of :func:`rowsum_search`: the row sums found, and how the search ran.
+
+    Attributes
+    ----------
+    S_hat : array, shape (n,)
+        The estimate of every row sum :math:`S_i = \sum_j e^{Q_i\cdot K_j}`.
+    info : RowsumSearchInfo
+        The calls made, the sizes of the instances and :math:`\ln\hat S`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import rowsum_search
+    >>> S_hat, info = rowsum_search(np.zeros((2, 1)), np.zeros((3, 1)), eta=0.1)
+    >>> bool(np.all(np.abs(S_hat / 3 - 1) < 0.21)), info.rounds > 0
+    (True, True)
+    """
+
+    S_hat: Array
+    info: RowsumSearchInfo
+
+
+def rowsum_search(Q: ArrayLike, K: ArrayLike, eta: float, B: float | None = None, oracle: Oracle | None = None,
+                  spread: bool = False) -> RowsumSearch:
     r"""Relative approximation of every row sum :math:`S_i=\sum_j e^{Q_i\cdot K_j}` by parallel binary search.
 
     Over the grid :math:`c = (1+\eta)^f`, f integer in the range allowed by :math:`|Q_i\cdot K_j|\le dB^2`,
@@ -334,13 +441,13 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
 
     Returns
     -------
-    S_hat : array, shape (n,)
-        The geometric midpoint of each row's last bracket. A sum beyond float64 gives inf with a
-        ``RuntimeWarning``: ``info["log_S_hat"]`` holds its logarithm, always finite.
-    info : dict
-        ``rounds`` (attention calls made), ``max_abs_log_c`` (largest :math:`|\ln c_i|` appended), ``B``, ``d``,
-        ``n_keys``, ``log_S_hat``, ``max_width`` (the widest instance passed to the oracle) and
-        ``max_abs_entry`` (its largest query or key entry; the printed gadget's sentinel key holds a 1).
+    RowsumSearch
+        ``S_hat`` (n,): the geometric midpoint of each row's last bracket (a sum beyond float64 gives inf with a
+        ``RuntimeWarning``: ``info.log_S_hat`` holds its logarithm, always finite); ``info``, a
+        :class:`RowsumSearchInfo`: ``rounds`` (attention calls made), ``max_abs_log_c`` (largest
+        :math:`|\ln c_i|` appended), ``B``, ``d``, ``n_keys``, ``log_S_hat``, ``max_width`` (the widest instance
+        passed to the oracle) and ``max_abs_entry`` (its largest query or key entry; the printed gadget's sentinel
+        key holds a 1).
 
     Raises
     ------
@@ -359,23 +466,46 @@ def rowsum_search(Q, K, eta: float, B=None, oracle=None, spread: bool = False):
     >>> Q, K = rng.standard_normal((5, 2)), rng.standard_normal((7, 2))
     >>> S_hat, info = rowsum_search(Q, K, eta=0.01)
     >>> S = np.exp(Q @ K.T).sum(axis=1)
-    >>> bool(np.all(np.abs(np.log(S_hat / S)) <= np.log(1.01))), info["rounds"]
+    >>> bool(np.all(np.abs(np.log(S_hat / S)) <= np.log(1.01))), info.rounds
     (True, 12)
     """
     if not isinstance(spread, (bool, np.bool_)):
         raise TypeError(f"spread must be a bool, not {type(spread).__name__}")
-    log_S_hat, info = _log_search(Q, K, eta, B, oracle, "B", bool(spread))
-    xp = get_array_module(log_S_hat)
+    info = _log_search(Q, K, eta, B, oracle, "B", bool(spread))
+    xp = get_array_module(info.log_S_hat)
     with np.errstate(over="ignore"):
-        S_hat = xp.exp(log_S_hat)
+        S_hat = xp.exp(info.log_S_hat)
     if not bool(xp.isfinite(S_hat).all()):
         warnings.warn("rowsum_search: some row sums exceed float64 and are returned as inf; "
-                      "info['log_S_hat'] holds their logarithms", RuntimeWarning, stacklevel=2)
-    return S_hat, info
+                      "info.log_S_hat holds their logarithms", RuntimeWarning, stacklevel=2)
+    return RowsumSearch(S_hat, info)
 
 
 # --------------------------------------------------------------------------- integer Max-IP (Lemma 5.3)
-def maxip_instance(A, Bv, C0: float):
+class MaxIPInstance(NamedTuple):
+    r"""The Max-IP instance of Lemma 5.3: the result of :func:`maxip_instance`.
+
+    Attributes
+    ----------
+    Q : array, shape (n, d)
+        ``C0 * A`` (float64).
+    K : array, shape (m, d)
+        ``Bv`` (float64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import maxip_instance
+    >>> inst = maxip_instance(np.array([[1, 2]]), np.array([[0, 1]]), C0=3.0)
+    >>> inst.Q.tolist(), inst.K.tolist()
+    ([[3.0, 6.0]], [[0.0, 1.0]])
+    """
+
+    Q: Array
+    K: Array
+
+
+def maxip_instance(A: ArrayLike, Bv: ArrayLike, C0: float) -> MaxIPInstance:
     r"""The instance of Lemma 5.3: :math:`Q = C_0A`, :math:`K = B` for integer vectors, scores :math:`C_0 a_i\cdot b_j`.
 
     Parameters
@@ -389,10 +519,8 @@ def maxip_instance(A, Bv, C0: float):
 
     Returns
     -------
-    Q : array, shape (n, d)
-        ``C0 * A`` (float64).
-    K : array, shape (m, d)
-        ``Bv`` (float64).
+    MaxIPInstance
+        ``Q`` (n, d): ``C0 * A``; ``K`` (m, d): ``Bv``; float64.
 
     Raises
     ------
@@ -418,10 +546,10 @@ def maxip_instance(A, Bv, C0: float):
         Q = C0 * A
     if not bool(np.isfinite(Q).all()):
         raise ValueError(f"C0 * A overflows float64: scale C0 = {C0:g} down")
-    return Q, Bv
+    return MaxIPInstance(Q, Bv)
 
 
-def maxip_decode(A, Bv, C0: float, eta: float = 0.01, oracle=None):
+def maxip_decode(A: ArrayLike, Bv: ArrayLike, C0: float, eta: float = 0.01, oracle: Oracle | None = None) -> Array:
     r"""Max-IP from attention: :math:`\hat M_i = \mathrm{round}(\ln\hat S_i / C_0)`, one value per row of A.
 
     :math:`\hat S` comes from :func:`rowsum_search` on :func:`maxip_instance`. Since
@@ -456,13 +584,13 @@ def maxip_decode(A, Bv, C0: float, eta: float = 0.01, oracle=None):
     [2, 1]
     """
     Q, K = maxip_instance(A, Bv, C0)
-    log_S_hat, _ = _log_search(Q, K, eta, None, oracle, "C0 (times the entries of A and Bv)")
+    log_S_hat = _log_search(Q, K, eta, None, oracle, "C0 (times the entries of A and Bv)").log_S_hat
     xp = get_array_module(Q)
     return xp.rint(log_S_hat / C0).astype(xp.int64)
 
 
 # --------------------------------------------------------------------------- orthogonal vectors (Eq. (5))
-def ov_instance(A, Bv, c: float = 0.5):
+def ov_instance(A: ArrayLike, Bv: ArrayLike, c: float = 0.5) -> SentinelInstance:
     r"""The orthogonal-vectors instance of Eq. (5), with :math:`k = 1/(10m)`, plus the sentinel at ``c``.
 
     Scores :math:`-\ln(10m)\,a_i\cdot b_j`, i.e. :math:`Q = -\sqrt{\ln(10m)}A`, :math:`K = \sqrt{\ln(10m)}B`
@@ -480,8 +608,8 @@ def ov_instance(A, Bv, c: float = 0.5):
 
     Returns
     -------
-    Qs, Ks, Vs : arrays
-        The :func:`sentinel_instance` of the scaled sets, shapes (n, d + 1), (m + 1, d + 1), (m + 1, 1).
+    SentinelInstance
+        The :func:`sentinel_instance` of the scaled sets: ``Q`` (n, d + 1), ``K`` (m + 1, d + 1), ``V`` (m + 1, 1).
 
     Raises
     ------
@@ -505,7 +633,30 @@ def ov_instance(A, Bv, c: float = 0.5):
     return sentinel_instance(-s * A, s * Bv, np.full(A.shape[0], math.log(c)))
 
 
-def ov_decode(A, Bv, oracle=None):
+class OVDecision(NamedTuple):
+    r"""The orthogonal-vectors gadget's outputs and decisions: the result of :func:`ov_decode`.
+
+    Attributes
+    ----------
+    o : array, shape (n,)
+        The gadget's outputs :math:`o_i`.
+    decision : array of bool, shape (n,)
+        :math:`o_i > 5/12`: row i has an orthogonal partner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import ov_decode
+    >>> res = ov_decode(np.array([[1, 0]]), np.array([[0, 1]]))
+    >>> res.decision.tolist()
+    [True]
+    """
+
+    o: Array
+    decision: Array
+
+
+def ov_decode(A: ArrayLike, Bv: ArrayLike, oracle: Oracle | None = None) -> OVDecision:
     r"""The OV gadget's outputs :math:`o_i` and the decision :math:`o_i > 5/12` (an orthogonal partner exists).
 
     With exact attention :math:`o_i \le 1/6` without an orthogonal partner and :math:`o_i\ge 2/3` with one,
@@ -520,10 +671,8 @@ def ov_decode(A, Bv, oracle=None):
 
     Returns
     -------
-    o : array, shape (n,)
-        The gadget's outputs.
-    decision : array of bool, shape (n,)
-        ``o > 5/12``.
+    OVDecision
+        ``o`` (n,): the gadget's outputs; ``decision`` (n,), bool: ``o > 5/12``.
 
     Raises
     ------
@@ -542,11 +691,33 @@ def ov_decode(A, Bv, oracle=None):
     oracle = _oracle(oracle)
     Qs, Ks, Vs = ov_instance(A, Bv)
     o = _run(oracle, Qs, Ks, Vs, "the OV scores overflow float64")
-    return o, o > 5 / 12
+    return OVDecision(o, o > 5 / 12)
 
 
 # --------------------------------------------------------------------------- parity (Thm 5.7)
-def parity_instance(A, Bv, scale: float, copies: int = 1):
+class ParityInstance(NamedTuple):
+    r"""The parity instance of Thm 5.7: the result of :func:`parity_instance`.
+
+    Attributes
+    ----------
+    Q : array, shape (n, c·d)
+        ``scale`` times ``copies`` copies of A side by side.
+    K : array, shape (m, c·d)
+        The same of Bv.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import parity_instance
+    >>> parity_instance(np.array([[1, 0]]), np.array([[1, 1]]), 0.5, copies=2).Q.tolist()
+    [[0.5, 0.0, 0.5, 0.0]]
+    """
+
+    Q: Array
+    K: Array
+
+
+def parity_instance(A: ArrayLike, Bv: ArrayLike, scale: float, copies: int = 1) -> ParityInstance:
     r"""The parity instance of Thm 5.7: :math:`Q = s[A,\dots,A]`, :math:`K = s[B,\dots,B]` (``copies`` copies of
     every coordinate), scores :math:`c\,s^2\,a_i\cdot b_j` with c = ``copies``.
 
@@ -568,7 +739,8 @@ def parity_instance(A, Bv, scale: float, copies: int = 1):
 
     Returns
     -------
-    Q, K : arrays, shapes (n, c·d) and (m, c·d)
+    ParityInstance
+        ``Q`` (n, c·d) and ``K`` (m, c·d).
 
     Raises
     ------
@@ -592,11 +764,12 @@ def parity_instance(A, Bv, scale: float, copies: int = 1):
     A, Bv = _binary(A, Bv)
     scale = positive_real(scale, "scale")
     copies = positive_int(copies, "copies")
-    return scale * np.tile(A, copies), scale * np.tile(Bv, copies)
+    return ParityInstance(scale * np.tile(A, copies), scale * np.tile(Bv, copies))
 
 
 @rng_keyword(4, ("rng", "copies"))
-def parity_decode(A, Bv, scale: float, rounds: int, *, rng=None, copies: int = 1):
+def parity_decode(A: ArrayLike, Bv: ArrayLike, scale: float, rounds: int, *, rng: SeedLike = None,
+                  copies: int = 1) -> np.ndarray:
     r"""Decide per row whether an orthogonal partner exists from the parity of :math:`\mathrm{round}(S_i)`.
 
     Each of ``rounds`` rounds keeps a uniformly random half of the keys, reads :math:`S_i = o_i/(1-o_i)` from the
@@ -655,7 +828,31 @@ def parity_decode(A, Bv, scale: float, rounds: int, *, rng=None, copies: int = 1
 
 
 # --------------------------------------------------------------------------- low rank (Thm 1.4)
-def one_sided_factorisation(Q, K, r: int | None = None):
+class OneSidedFactorisation(NamedTuple):
+    r"""Queries and keys of width r with the same scores: the result of :func:`one_sided_factorisation`.
+
+    Attributes
+    ----------
+    Qp : array, shape (n, r)
+        :math:`Q' = U_Q\Sigma` (its first r columns).
+    Kp : array, shape (m, r)
+        :math:`K' = KV_Q`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import one_sided_factorisation
+    >>> Q, K = np.array([[1.0, 1.0], [2.0, 2.0]]), np.eye(2)
+    >>> res = one_sided_factorisation(Q, K)
+    >>> res.Qp.shape, bool(np.allclose(res.Qp @ res.Kp.T, Q @ K.T))
+    ((2, 1), True)
+    """
+
+    Qp: Array
+    Kp: Array
+
+
+def one_sided_factorisation(Q: ArrayLike, K: ArrayLike, r: int | None = None) -> OneSidedFactorisation:
     r"""Reduce the width to the rank of Q: :math:`Q = U_Q\Sigma V_Q^\top`, :math:`Q' = U_Q\Sigma`, :math:`K' = KV_Q`.
 
     Then :math:`Q'K'^\top = QK^\top` exactly when ``r`` is at least the rank of Q (Thm 1.4, corrected form), so
@@ -673,8 +870,8 @@ def one_sided_factorisation(Q, K, r: int | None = None):
 
     Returns
     -------
-    Qp : array, shape (n, r)
-    Kp : array, shape (m, r)
+    OneSidedFactorisation
+        ``Qp`` (n, r) and ``Kp`` (m, r).
 
     Raises
     ------
@@ -704,11 +901,34 @@ def one_sided_factorisation(Q, K, r: int | None = None):
         r = int((s > s[0] * max(Q.shape) * np.finfo(float).eps).sum()) if s.size and s[0] > 0 else 1
     UQ = U[:, :r] * s[:r]
     VQ = Vt[:r].T
-    return UQ, K @ VQ
+    return OneSidedFactorisation(UQ, K @ VQ)
 
 
 # --------------------------------------------------------------------------- temperature
-def temperature_absorbed(Q, K, V, T: float):
+class TemperatureAbsorbed(NamedTuple):
+    r"""Attention at temperature T computed two ways: the result of :func:`temperature_absorbed`.
+
+    Attributes
+    ----------
+    direct : array, shape (L_q, d_v)
+        :math:`\mathrm{softmax}(QK^\top/T)V` at ``beta = 1/T``.
+    absorbed : array, shape (L_q, d_v)
+        The same with :math:`Q/\sqrt T`, :math:`K/\sqrt T` at ``beta = 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import temperature_absorbed
+    >>> res = temperature_absorbed(np.eye(2), np.eye(2), np.eye(2), T=0.5)
+    >>> bool(np.allclose(res.direct, res.absorbed))
+    True
+    """
+
+    direct: Array
+    absorbed: Array
+
+
+def temperature_absorbed(Q: ArrayLike, K: ArrayLike, V: ArrayLike, T: float) -> TemperatureAbsorbed:
     r""":math:`\mathrm{softmax}(QK^\top/T)V` computed two ways: at ``beta = 1/T``, and with :math:`Q/\sqrt T`,
     :math:`K/\sqrt T` at ``beta = 1`` (the temperature moved into the inputs, whose entries grow by
     :math:`1/\sqrt T`).
@@ -724,8 +944,8 @@ def temperature_absorbed(Q, K, V, T: float):
 
     Returns
     -------
-    direct, absorbed : arrays, shape (L_q, d_v)
-        Equal up to rounding.
+    TemperatureAbsorbed
+        ``direct`` and ``absorbed``, shape (L_q, d_v), equal up to rounding.
 
     Raises
     ------
@@ -760,4 +980,4 @@ def temperature_absorbed(Q, K, V, T: float):
     xp = get_array_module(direct)
     if not (bool(xp.isfinite(direct).all()) and bool(xp.isfinite(absorbed).all())):
         raise ValueError(f"T = {T:g} is too small for these Q and K: the scores QKᵀ/T overflow float64")
-    return direct, absorbed
+    return TemperatureAbsorbed(direct, absorbed)

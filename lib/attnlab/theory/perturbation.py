@@ -9,8 +9,9 @@ With :math:`f = \mathrm{softmax}` and a logit perturbation :math:`h`:
   :math:`h` whose upper set carries mass :math:`1/(1+e^{\mathrm{osc}/2})` (:func:`tanh_sharp_instance`).
   Since :math:`\mathrm{osc}(h)\le 2\|h\|_\infty` and :math:`2\tanh(t/2)\le t`, it implies the Lipschitz form
   with constant 1;
-* the batched ratios of the change to either bound, with their gradients, for adversarial search with
-  :func:`attnlab.sup_ratio` (:func:`lipschitz_ratio`, :func:`tanh_ratio`);
+* the batched ratios of the change to either bound, and with their gradients, for adversarial search with
+  :func:`attnlab.sup_ratio` (:func:`lipschitz_ratio`, :func:`tanh_ratio`; :func:`lipschitz_ratio_grad`,
+  :func:`tanh_ratio_grad`);
 * the chain from logits to output: row :math:`\ell_1` error :math:`\le 2\epsilon`,
   :math:`\|A-\tilde A\|_F \le 2\epsilon\sqrt L`, :math:`\|O-\tilde O\|_F \le 2\epsilon\sqrt L\,\|V\|_F`,
   :math:`\|o_i-\tilde o_i\|_2 \le 2\epsilon\|V\|_F` and their sharper forms (:func:`chain_bounds`), measured
@@ -30,14 +31,18 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from typing import NamedTuple
+import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from threadpoolctl import threadpool_limits
 
-from ..core._validate import (as_float_array, as_generator, axis_index, finite_real, nonnegative_int, positive_int,
-                        positive_real, qkv, renamed)
+from ..core._results import former_dict
+from ..core._validate import (Array, SeedLike, as_float_array, as_generator, axis_index, finite_real, nonnegative_int,
+                              positive_int, positive_real, qkv, renamed)
 from ..core.backend import get_array_module, to_numpy
 from ..core.logits import softmax
 
@@ -50,11 +55,20 @@ __all__ = [
     "l1_change_grad",
     "lipschitz_ratio",
     "tanh_ratio",
+    "RatioGrad",
+    "lipschitz_ratio_grad",
+    "tanh_ratio_grad",
     "lipschitz_instance",
+    "LipschitzInstance",
     "tanh_sharp_instance",
+    "TanhSharpInstance",
     "chain_bounds",
+    "ChainBounds",
     "chain_measure",
+    "ChainMeasure",
+    "ChainErrors",
     "two_key_instance",
+    "TwoKeyInstance",
 ]
 
 
@@ -86,7 +100,7 @@ def _osc(h, axis):
     return h.max(axis=axis) - h.min(axis=axis)
 
 
-def oscillation(h, axis: int = -1):
+def oscillation(h: ArrayLike, axis: int = -1) -> Array:
     r"""The oscillation :math:`\mathrm{osc}(h) = \max_j h_j - \min_j h_j` along ``axis``.
 
     Softmax is invariant under adding a constant to the logits, and the oscillation is the size of a
@@ -131,7 +145,7 @@ def oscillation(h, axis: int = -1):
     return out
 
 
-def tanh_bound(h, axis: int = -1):
+def tanh_bound(h: ArrayLike, axis: int = -1) -> Array:
     r"""The Cohen–Fausti bound :math:`2\tanh(\mathrm{osc}(h)/4)` on the softmax change :math:`\|f(x+h)-f(x)\|_1`.
 
     Valid for every ``x`` and sharp (:func:`tanh_sharp_instance`); it never exceeds 2, the largest
@@ -174,7 +188,7 @@ def tanh_bound(h, axis: int = -1):
         return 2.0 * xp.tanh(_osc(h, axis) / 4.0)  # tanh(inf) = 1: an overflowing oscillation gives the limit 2
 
 
-def lipschitz_bound(h, axis: int = -1, const: float = 2.0):
+def lipschitz_bound(h: ArrayLike, axis: int = -1, const: float = 2.0) -> Array:
     r"""The Lipschitz-form bound :math:`c\,\|h\|_\infty` on :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1`.
 
     The PDA draft (Lemma 3.4) prints :math:`c = 2`; the bound holds with :math:`c = 1`, the best
@@ -222,7 +236,7 @@ def lipschitz_bound(h, axis: int = -1, const: float = 2.0):
     return out
 
 
-def l1_change(x, h, axis: int = -1):
+def l1_change(x: ArrayLike, h: ArrayLike, axis: int = -1) -> Array:
     r""":math:`\|\mathrm{softmax}(x+h) - \mathrm{softmax}(x)\|_1` along ``axis`` (batched over the other axes).
 
     Uses :func:`attnlab.softmax`, so logits of any size are safe (the maximum is subtracted first).
@@ -316,7 +330,7 @@ class L1ChangeGrad(NamedTuple):
     grad_h: np.ndarray
 
 
-def l1_change_grad(x, h) -> L1ChangeGrad:
+def l1_change_grad(x: ArrayLike, h: ArrayLike) -> L1ChangeGrad:
     r"""Row ℓ1 change :math:`\|\mathrm{softmax}(x+h)-\mathrm{softmax}(x)\|_1` and its (sub)gradients in x and h.
 
     With :math:`p=\mathrm{softmax}(x)`, :math:`q=\mathrm{softmax}(x+h)` and :math:`s=\operatorname{sign}(q-p)`,
@@ -357,9 +371,7 @@ def l1_change_grad(x, h) -> L1ChangeGrad:
     return L1ChangeGrad(*_l1_and_grad(x, h))
 
 
-def _ratio_input(Z, grad):
-    if not isinstance(grad, (bool, np.bool_)):
-        raise TypeError(f"grad must be True or False, not {type(grad).__name__}")
+def _ratio_input(Z):
     Z = np.asarray(to_numpy(_floats(Z, "Z", ndim=2)))
     if Z.shape[1] < 2 or Z.shape[1] % 2:
         raise ValueError(f"Z must have an even number >= 2 of columns [x, h], got shape {Z.shape}")
@@ -371,27 +383,94 @@ def _ratio_input(Z, grad):
     return Z
 
 
-def lipschitz_ratio(Z, grad: bool = False):
+def _grad_flag(grad, name: str, instead: str) -> bool:
+    """The deprecated ``grad`` flag of :func:`lipschitz_ratio` and :func:`tanh_ratio`: checked, and warned about."""
+    if not isinstance(grad, (bool, np.bool_)):
+        raise TypeError(f"grad must be True or False, not {type(grad).__name__}")
+    if grad:
+        warnings.warn(f"{name}(Z, grad=True) is deprecated: use {instead}(Z), which returns a RatioGrad "
+                      f"(.ratio, .grad)", DeprecationWarning, stacklevel=3)
+    return bool(grad)
+
+
+class RatioGrad(NamedTuple):
+    r"""A batched ratio and its gradient: the result of :func:`lipschitz_ratio_grad` and :func:`tanh_ratio_grad`.
+
+    Attributes
+    ----------
+    ratio : numpy.ndarray, shape (n,)
+        The ratio of each row of ``Z``.
+    grad : numpy.ndarray, shape (n, 2L)
+        Its gradient in the row (a subgradient where the ratio is not differentiable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import lipschitz_ratio_grad
+    >>> ratio, grad = lipschitz_ratio_grad(np.array([[0.0, 1.0, 0.5, -0.5]]))
+    >>> ratio.shape, grad.shape
+    ((1,), (1, 4))
+    """
+
+    ratio: np.ndarray
+    grad: np.ndarray
+
+
+def _lipschitz(Z, grad: bool):
+    x, h = _split(Z)
+    num, gx, gh = _l1_and_grad(x, h)
+    k = np.abs(h).argmax(1)
+    den = np.abs(h)[np.arange(len(h)), k]
+    safe = np.where(den > 0, den, 1.0)
+    r = np.where(den > 0, num / safe, 0.0)
+    if not grad:
+        return r
+    Gh = gh / safe[:, None]
+    Gh[np.arange(len(h)), k] -= r / safe * np.sign(h[np.arange(len(h)), k])
+    return RatioGrad(r, np.concatenate([gx / safe[:, None], Gh], 1))
+
+
+def _tanh(Z, grad: bool):
+    x, h = _split(Z)
+    num, gx, gh = _l1_and_grad(x, h)
+    i, j = h.argmax(1), h.argmin(1)
+    rows = np.arange(len(h))
+    w = h[rows, i] - h[rows, j]
+    den = 2 * np.tanh(w / 4)
+    safe = np.where(den > 0, den, 1.0)
+    r = np.where(den > 0, num / safe, 0.0)
+    if not grad:
+        return r
+    dden = 0.5 / np.cosh(w / 4) ** 2
+    Gh = gh / safe[:, None]
+    Gh[rows, i] -= r / safe * dden
+    Gh[rows, j] += r / safe * dden
+    return RatioGrad(r, np.concatenate([gx / safe[:, None], Gh], 1))
+
+
+_Z_PARAMETER = """Z : array_like, shape (n, 2L), finite, real
+        Each row holds logits :math:`x` (first ``L`` entries) and a perturbation :math:`h` (last ``L``).
+        Computed with NumPy (other array types are copied to NumPy); float16 is computed in float32."""
+
+
+def lipschitz_ratio(Z: ArrayLike, grad: bool = False) -> np.ndarray:
     r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty` (:math:`f` = softmax) for rows ``Z = [x, h]``.
 
     The objective of an adversarial search for the best constant of the Lipschitz form:
-    every value is at most 1 (the best constant), and :func:`lipschitz_instance` approaches 1.
+    every value is at most 1 (the best constant), and :func:`lipschitz_instance` approaches 1. Its gradient is
+    :func:`lipschitz_ratio_grad`.
 
     Parameters
     ----------
-    Z : array_like, shape (n, 2L), finite, real
-        Each row holds logits :math:`x` (first ``L`` entries) and a perturbation :math:`h` (last ``L``).
-        Computed with NumPy (other array types are copied to NumPy); float16 is computed in float32.
+    {Z}
     grad : bool, default False
-        Also return the gradient of each row's ratio (a subgradient where the ℓ1 norm or the max is not
-        differentiable).
+        Deprecated: ``grad=True`` warns and returns :func:`lipschitz_ratio_grad`'s :class:`RatioGrad` (which unpacks
+        as the former pair ``ratio, gradient``); call that function instead.
 
     Returns
     -------
-    ratio : numpy.ndarray, shape (n,)
-        Rows with :math:`h = 0` give 0.
-    gradient : numpy.ndarray, shape (n, 2L)
-        Only with ``grad=True``.
+    numpy.ndarray, shape (n,)
+        The ratio of each row; rows with :math:`h = 0` give 0.
 
     Raises
     ------
@@ -407,44 +486,61 @@ def lipschitz_ratio(Z, grad: bool = False):
     >>> t = 1e-3
     >>> bool(np.isclose(lipschitz_ratio(np.array([[0.0, t, t, -t]]))[0], 2 * np.tanh(t / 2) / t))
     True
-    >>> r, G = lipschitz_ratio(np.array([[0.0, 1.0, 0.5, -0.5]]), grad=True)
-    >>> G.shape
-    (1, 4)
     """
-    Z = _ratio_input(Z, grad)
-    x, h = _split(Z)
-    num, gx, gh = _l1_and_grad(x, h)
-    k = np.abs(h).argmax(1)
-    den = np.abs(h)[np.arange(len(h)), k]
-    safe = np.where(den > 0, den, 1.0)
-    r = np.where(den > 0, num / safe, 0.0)
-    if not grad:
-        return r
-    Gh = gh / safe[:, None]
-    Gh[np.arange(len(h)), k] -= r / safe * np.sign(h[np.arange(len(h)), k])
-    return r, np.concatenate([gx / safe[:, None], Gh], 1)
+    grad = _grad_flag(grad, "lipschitz_ratio", "lipschitz_ratio_grad")
+    return _lipschitz(_ratio_input(Z), grad)
 
 
-def tanh_ratio(Z, grad: bool = False):
-    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1 / (2\tanh(\mathrm{osc}(h)/4))` for rows ``Z = [x, h]``.
+def lipschitz_ratio_grad(Z: ArrayLike) -> RatioGrad:
+    r""":func:`lipschitz_ratio` and its gradient in each row ``Z = [x, h]``, for :func:`attnlab.sup_ratio`'s ``grad``.
 
-    The objective of an adversarial search for a violation of the Cohen–Fausti bound: every
-    value is at most 1, and :func:`tanh_sharp_instance` attains 1.
+    A subgradient where the ℓ1 norm or the max is not differentiable.
 
     Parameters
     ----------
-    Z : array_like, shape (n, 2L), finite, real
-        Each row holds logits :math:`x` (first ``L`` entries) and a perturbation :math:`h` (last ``L``).
-        Computed with NumPy (other array types are copied to NumPy); float16 is computed in float32.
-    grad : bool, default False
-        Also return the gradient of each row's ratio (a subgradient where it is not differentiable).
+    {Z}
 
     Returns
     -------
-    ratio : numpy.ndarray, shape (n,)
-        Rows with :math:`\mathrm{osc}(h) = 0` give 0.
-    gradient : numpy.ndarray, shape (n, 2L)
-        Only with ``grad=True``.
+    RatioGrad
+        ``ratio`` (n,), as :func:`lipschitz_ratio` returns it, and ``grad`` (n, 2L).
+
+    Raises
+    ------
+    TypeError
+        If ``Z`` is not a real array.
+    ValueError
+        If ``Z`` is not 2-D with an even number >= 2 of columns, contains NaN or inf, or ``x + h`` overflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import lipschitz_ratio, lipschitz_ratio_grad
+    >>> Z = np.array([[0.0, 1.0, 0.5, -0.5]])
+    >>> res = lipschitz_ratio_grad(Z)
+    >>> bool(np.array_equal(res.ratio, lipschitz_ratio(Z))), res.grad.shape
+    (True, (1, 4))
+    """
+    return _lipschitz(_ratio_input(Z), True)
+
+
+def tanh_ratio(Z: ArrayLike, grad: bool = False) -> np.ndarray:
+    r"""Batched ratio :math:`\|f(x+h)-f(x)\|_1 / (2\tanh(\mathrm{osc}(h)/4))` for rows ``Z = [x, h]``.
+
+    The objective of an adversarial search for a violation of the Cohen–Fausti bound: every
+    value is at most 1, and :func:`tanh_sharp_instance` attains 1. Its gradient is :func:`tanh_ratio_grad`.
+
+    Parameters
+    ----------
+    {Z}
+    grad : bool, default False
+        Deprecated: ``grad=True`` warns and returns :func:`tanh_ratio_grad`'s :class:`RatioGrad` (which unpacks as
+        the former pair ``ratio, gradient``); call that function instead.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The ratio of each row; rows with :math:`\mathrm{osc}(h) = 0` give 0.
 
     Raises
     ------
@@ -461,26 +557,74 @@ def tanh_ratio(Z, grad: bool = False):
     >>> bool(abs(tanh_ratio(np.concatenate([x, h])[None])[0] - 1) < 1e-12)
     True
     """
-    Z = _ratio_input(Z, grad)
-    x, h = _split(Z)
-    num, gx, gh = _l1_and_grad(x, h)
-    i, j = h.argmax(1), h.argmin(1)
-    rows = np.arange(len(h))
-    w = h[rows, i] - h[rows, j]
-    den = 2 * np.tanh(w / 4)
-    safe = np.where(den > 0, den, 1.0)
-    r = np.where(den > 0, num / safe, 0.0)
-    if not grad:
-        return r
-    dden = 0.5 / np.cosh(w / 4) ** 2
-    Gh = gh / safe[:, None]
-    Gh[rows, i] -= r / safe * dden
-    Gh[rows, j] += r / safe * dden
-    return r, np.concatenate([gx / safe[:, None], Gh], 1)
+    grad = _grad_flag(grad, "tanh_ratio", "tanh_ratio_grad")
+    return _tanh(_ratio_input(Z), grad)
+
+
+def tanh_ratio_grad(Z: ArrayLike) -> RatioGrad:
+    r""":func:`tanh_ratio` and its gradient in each row ``Z = [x, h]``, for :func:`attnlab.sup_ratio`'s ``grad``.
+
+    A subgradient where the ratio is not differentiable.
+
+    Parameters
+    ----------
+    {Z}
+
+    Returns
+    -------
+    RatioGrad
+        ``ratio`` (n,), as :func:`tanh_ratio` returns it, and ``grad`` (n, 2L).
+
+    Raises
+    ------
+    TypeError
+        If ``Z`` is not a real array.
+    ValueError
+        If ``Z`` is not 2-D with an even number >= 2 of columns, contains NaN or inf, or ``x + h`` overflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import tanh_ratio_grad
+    >>> res = tanh_ratio_grad(np.array([[0.0, 1.0, 0.5, -0.5]]))
+    >>> res.ratio.shape, res.grad.shape
+    ((1,), (1, 4))
+    """
+    return _tanh(_ratio_input(Z), True)
+
+
+for _f in (lipschitz_ratio, lipschitz_ratio_grad, tanh_ratio, tanh_ratio_grad):
+    _f.__doc__ = _f.__doc__.replace("{Z}", _Z_PARAMETER)
+del _f
 
 
 # --------------------------------------------------------------------------- analytic instances
-def lipschitz_instance(t: float) -> tuple[np.ndarray, np.ndarray, float]:
+class LipschitzInstance(NamedTuple):
+    r"""The result of :func:`lipschitz_instance`: logits, their perturbation and the ratio they reach.
+
+    Attributes
+    ----------
+    x : numpy.ndarray, shape (2,)
+        The logits :math:`(0, t)`.
+    h : numpy.ndarray, shape (2,)
+        The perturbation :math:`(t, -t)`.
+    ratio : float
+        :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty`.
+
+    Examples
+    --------
+    >>> from attnlab import lipschitz_instance
+    >>> x, h, ratio = lipschitz_instance(0.5)
+    >>> x.tolist(), h.tolist()
+    ([0.0, 0.5], [0.5, -0.5])
+    """
+
+    x: np.ndarray
+    h: np.ndarray
+    ratio: float
+
+
+def lipschitz_instance(t: float) -> LipschitzInstance:
     r"""The instance :math:`x = (0, t)`, :math:`h = (t, -t)`: softmax swaps its entries, ratio :math:`2\tanh(t/2)/t`.
 
     It shows that the best constant of the Lipschitz form :math:`\|f(x+h)-f(x)\|_1 \le c\|h\|_\infty` is 1
@@ -493,9 +637,8 @@ def lipschitz_instance(t: float) -> tuple[np.ndarray, np.ndarray, float]:
 
     Returns
     -------
-    x, h : numpy.ndarray, shape (2,), float64
-        The logits and the perturbation.
-    ratio : float
+    LipschitzInstance
+        ``x`` and ``h`` (shape (2,), float64): the logits and the perturbation; ``ratio``:
         :math:`\|f(x+h)-f(x)\|_1/\|h\|_\infty`, computed (equal to the closed form up to rounding).
 
     Raises
@@ -508,16 +651,37 @@ def lipschitz_instance(t: float) -> tuple[np.ndarray, np.ndarray, float]:
     Examples
     --------
     >>> from attnlab import lipschitz_instance
-    >>> x, h, r = lipschitz_instance(1e-2)
-    >>> round(r, 6)
+    >>> round(lipschitz_instance(1e-2).ratio, 6)
     0.999992
     """
     t = positive_real(t, "t")
     x, h = np.array([0.0, t]), np.array([t, -t])
-    return x, h, float(l1_change(x, h) / np.abs(h).max())
+    return LipschitzInstance(x, h, float(l1_change(x, h) / np.abs(h).max()))
 
 
-def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
+class TanhSharpInstance(NamedTuple):
+    r"""The result of :func:`tanh_sharp_instance`: logits and a perturbation that attain the tanh bound.
+
+    Attributes
+    ----------
+    x : numpy.ndarray, shape (L,)
+        The logits.
+    h : numpy.ndarray, shape (L,)
+        The perturbation, ``w`` on the first key and 0 elsewhere.
+
+    Examples
+    --------
+    >>> from attnlab import tanh_sharp_instance
+    >>> x, h = tanh_sharp_instance(3, 2.0)
+    >>> h.tolist()
+    [2.0, 0.0, 0.0]
+    """
+
+    x: np.ndarray
+    h: np.ndarray
+
+
+def tanh_sharp_instance(L: int, w: float) -> TanhSharpInstance:
     r"""An instance of length ``L`` where the tanh bound holds with equality, for oscillation ``w``.
 
     :math:`h = w` on the first key and 0 elsewhere; :math:`x` gives the first key the mass
@@ -534,8 +698,8 @@ def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    x, h : numpy.ndarray, shape (L,), float64
-        The logits and the perturbation.
+    TanhSharpInstance
+        ``x`` and ``h``, shape (L,), float64: the logits and the perturbation (it unpacks as ``x, h``).
 
     Raises
     ------
@@ -557,7 +721,7 @@ def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
     h = np.zeros(L)
     h[0] = w
     if L == 1:
-        return np.zeros(1), h
+        return TanhSharpInstance(np.zeros(1), h)
     if w / 2 <= 700.0:
         p = 1.0 / (1.0 + math.exp(w / 2))
         x = np.full(L, math.log((1 - p) / (L - 1)))
@@ -565,11 +729,56 @@ def tanh_sharp_instance(L: int, w: float) -> tuple[np.ndarray, np.ndarray]:
     else:  # e^(w/2) would overflow: log p = -w/2 - log1p(e^(-w/2)), and 1 - p = 1 in float64
         x = np.full(L, math.log(1.0 / (L - 1)))
         x[0] = -w / 2 - math.log1p(math.exp(-w / 2))
-    return x, h
+    return TanhSharpInstance(x, h)
 
 
 # --------------------------------------------------------------------------- the chain
-def chain_bounds(eps, L, V):
+@former_dict
+class ChainBounds(NamedTuple):
+    r"""The bounds of the error chain, printed and sharp: the result of :func:`chain_bounds` (formerly a dict).
+
+    Attributes
+    ----------
+    row_l1 : float
+        Printed: :math:`2\epsilon`, the row :math:`\ell_1` change.
+    A_fro : float
+        Printed: :math:`2\epsilon\sqrt L`, for :math:`\|A-\tilde A\|_F`.
+    O_fro : float
+        Printed: :math:`2\epsilon\sqrt L\|V\|_F`, for :math:`\|O-\tilde O\|_F`.
+    row_out : float
+        Printed: :math:`2\epsilon\|V\|_F`, for :math:`\max_i\|o_i-\tilde o_i\|_2`.
+    sharp_row_l1, sharp_A_fro, sharp_row_out, sharp_O_fro : float
+        The sharp forms of the same four links.
+    V_fro : float
+        :math:`\|V\|_F`.
+    V_spec : float
+        :math:`\|V\|_2`, the spectral norm.
+    V_rho : float
+        :math:`\rho_V = \max_j\|v_j-\bar v\|_2`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import chain_bounds
+    >>> b = chain_bounds(0.1, 4, np.eye(2))
+    >>> b.row_l1, b.A_fro
+    (0.2, 0.4)
+    """
+
+    row_l1: float
+    A_fro: float
+    O_fro: float
+    row_out: float
+    sharp_row_l1: float
+    sharp_A_fro: float
+    sharp_row_out: float
+    sharp_O_fro: float
+    V_fro: float
+    V_spec: float
+    V_rho: float
+
+
+def chain_bounds(eps: float, L: int, V: ArrayLike) -> ChainBounds:
     r"""The printed bounds of the PDA draft's error chain and their sharper forms, for logit error ``eps``.
 
     For ``L`` query rows and values ``V``.
@@ -594,8 +803,8 @@ def chain_bounds(eps, L, V):
 
     Returns
     -------
-    dict of float
-        ``row_l1``, ``A_fro``, ``O_fro``, ``row_out`` (printed); ``sharp_row_l1``, ``sharp_A_fro``,
+    ChainBounds
+        Floats: ``row_l1``, ``A_fro``, ``O_fro``, ``row_out`` (printed); ``sharp_row_l1``, ``sharp_A_fro``,
         ``sharp_O_fro``, ``sharp_row_out`` (sharp); ``V_fro``, ``V_spec`` (spectral norm), ``V_rho``
         (:math:`\rho_V`).
 
@@ -612,7 +821,7 @@ def chain_bounds(eps, L, V):
     >>> import numpy as np
     >>> from attnlab import chain_bounds
     >>> b = chain_bounds(0.1, 100, np.ones((100, 2)))
-    >>> b["A_fro"], round(b["O_fro"], 6), b["sharp_row_out"]          # constant values: no output error
+    >>> b.A_fro, round(b.O_fro, 6), b.sharp_row_out          # constant values: no output error
     (2.0, 28.284271, 0.0)
     """
     eps = positive_real(eps, "eps")
@@ -626,12 +835,11 @@ def chain_bounds(eps, L, V):
         rho = float(xp.sqrt(((V - V.mean(0)) ** 2).sum(1)).max())
         v_spec = _spectral_norm(V, xp) if math.isfinite(vf) else math.inf
     th = math.tanh(eps / 2)
-    out = dict(row_l1=2 * eps, A_fro=2 * eps * math.sqrt(L), O_fro=2 * eps * math.sqrt(L) * vf,
-               row_out=2 * eps * vf, sharp_row_l1=2 * th, sharp_A_fro=math.sqrt(2 * L) * th,
-               sharp_row_out=2 * th * rho, sharp_O_fro=math.sqrt(L) * 2 * th * rho,
-               V_fro=vf, V_spec=v_spec,
-               V_rho=rho)
-    if not all(math.isfinite(v) for v in out.values()):
+    out = ChainBounds(row_l1=2 * eps, A_fro=2 * eps * math.sqrt(L), O_fro=2 * eps * math.sqrt(L) * vf,
+                      row_out=2 * eps * vf, sharp_row_l1=2 * th, sharp_A_fro=math.sqrt(2 * L) * th,
+                      sharp_row_out=2 * th * rho, sharp_O_fro=math.sqrt(L) * 2 * th * rho,
+                      V_fro=vf, V_spec=v_spec, V_rho=rho)
+    if not all(math.isfinite(v) for v in out):
         raise ValueError("chain_bounds overflows float64: reduce eps or the scale of V")
     return out
 
@@ -738,8 +946,71 @@ def _chain_block(Qb, K, V, beta, i0, eps, bias, seed_key, out, b):
     out[b] = res
 
 
+@former_dict
+class ChainErrors(NamedTuple):
+    r"""The measured error of each link of the chain, for one perturbation (formerly a dict).
+
+    One field of :class:`ChainMeasure` (:func:`chain_measure`), and the ``errors`` of :func:`two_key_instance`;
+    compare with :class:`ChainBounds`.
+
+    Attributes
+    ----------
+    row_l1 : float
+        The largest row :math:`\ell_1` change :math:`\max_i\|a_i-\tilde a_i\|_1`.
+    A_fro : float
+        :math:`\|A-\tilde A\|_F`.
+    O_fro : float
+        :math:`\|(A-\tilde A)V\|_F`.
+    row_out : float
+        :math:`\max_i\|o_i-\tilde o_i\|_2`.
+    E_max : float
+        The logit error :math:`\|E\|_{\max} = \epsilon`.
+
+    Examples
+    --------
+    >>> from attnlab import two_key_instance
+    >>> errors, V = two_key_instance(16, 0.1)
+    >>> errors.E_max
+    0.1
+    """
+
+    row_l1: float
+    A_fro: float
+    O_fro: float
+    row_out: float
+    E_max: float
+
+
+@former_dict
+class ChainMeasure(NamedTuple):
+    r"""The result of :func:`chain_measure` (formerly a dict with the keys ``"random"`` and ``"adversarial"``).
+
+    Attributes
+    ----------
+    random : ChainErrors
+        The errors under independent signs :math:`E_{ij} = \pm\epsilon`.
+    adversarial : ChainErrors
+        The errors under the row-wise (nearly) worst two-valued perturbation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import chain_measure
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K, V = (rng.standard_normal((8, 2)) for _ in range(3))
+    >>> m = chain_measure(Q, K, V, 0.1, beta=1.0, rng=0)
+    >>> m._fields, bool(m.adversarial.row_l1 >= m.random.row_l1)
+    (('random', 'adversarial'), True)
+    """
+
+    random: ChainErrors
+    adversarial: ChainErrors
+
+
 @renamed(seed="rng")
-def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=None):
+def chain_measure(Q: ArrayLike, K: ArrayLike, V: ArrayLike, eps: float, *, beta: float,
+                  bias: Callable | None = None, rng: SeedLike = None, block: int = 64,
+                  threads: int | None = None) -> ChainMeasure:
     r"""Measure each link of the error chain for :math:`A=\mathrm{rowsoftmax}(\beta QK^\top + B)` and logits moved by E.
 
     :math:`\tilde A` is :math:`A` with its logits moved by :math:`E`.
@@ -778,8 +1049,8 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=
 
     Returns
     -------
-    dict
-        ``{"random": m, "adversarial": m}``, each ``m`` a dict of floats: ``row_l1`` (max over rows of the
+    ChainMeasure
+        ``random`` and ``adversarial``, each a :class:`ChainErrors` of floats: ``row_l1`` (max over rows of the
         :math:`\ell_1` change), ``A_fro`` (:math:`\|A-\tilde A\|_F`), ``O_fro`` (:math:`\|(A-\tilde A)V\|_F`),
         ``row_out`` (max over rows of :math:`\|o_i-\tilde o_i\|_2`) and ``E_max`` (:math:`= \epsilon`).
 
@@ -801,7 +1072,7 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=
     >>> Q, K, V = (rng.standard_normal((50, 4)) for _ in range(3))
     >>> m = chain_measure(Q, K, V, 0.1, beta=0.5, block=16)
     >>> b = chain_bounds(0.1, 50, V)
-    >>> all(m[p]["row_l1"] <= b["sharp_row_l1"] and m[p]["A_fro"] <= b["sharp_A_fro"] for p in m)
+    >>> all(e.row_l1 <= b.sharp_row_l1 and e.A_fro <= b.sharp_A_fro for e in m)
     True
     """
     Q, K, V = qkv(Q, K, V)
@@ -835,12 +1106,34 @@ def chain_measure(Q, K, V, eps, *, beta, bias=None, rng=None, block=64, threads=
     result = {}
     for pert in PERTURBATIONS:
         o = np.array([r[pert] for r in out])
-        result[pert] = dict(row_l1=float(o[:, 0].max()), A_fro=float(math.sqrt(o[:, 1].sum())),
-                            O_fro=float(math.sqrt(o[:, 2].sum())), row_out=float(o[:, 3].max()), E_max=eps)
-    return result
+        result[pert] = ChainErrors(row_l1=float(o[:, 0].max()), A_fro=float(math.sqrt(o[:, 1].sum())),
+                                   O_fro=float(math.sqrt(o[:, 2].sum())), row_out=float(o[:, 3].max()), E_max=eps)
+    return ChainMeasure(**result)
 
 
-def two_key_instance(L, eps):
+class TwoKeyInstance(NamedTuple):
+    r"""The result of :func:`two_key_instance`: the chain's errors on the instance, and its values.
+
+    Attributes
+    ----------
+    errors : ChainErrors
+        ``row_l1``, ``A_fro``, ``O_fro``, ``row_out``, ``E_max``, as one field of :func:`chain_measure`.
+    V : numpy.ndarray, shape (L, 2)
+        The values (for :func:`chain_bounds`).
+
+    Examples
+    --------
+    >>> from attnlab import two_key_instance
+    >>> errors, V = two_key_instance(8, 0.1)
+    >>> V.shape, errors.E_max
+    ((8, 2), 0.1)
+    """
+
+    errors: ChainErrors
+    V: np.ndarray
+
+
+def two_key_instance(L: int, eps: float) -> TwoKeyInstance:
     r"""The instance that keeps every link of the chain within a constant of its bound, at every ``L``.
 
     Every query sees two keys, 0 and 1, with logits :math:`0` and :math:`\epsilon` (all other keys
@@ -859,10 +1152,9 @@ def two_key_instance(L, eps):
 
     Returns
     -------
-    m : dict of float
-        As one entry of :func:`chain_measure`: ``row_l1``, ``A_fro``, ``O_fro``, ``row_out``, ``E_max``.
-    V : numpy.ndarray, shape (L, 2)
-        The values (for :func:`chain_bounds`).
+    TwoKeyInstance
+        ``errors``, a :class:`ChainErrors` as one field of :func:`chain_measure` (``row_l1``, ``A_fro``, ``O_fro``,
+        ``row_out``, ``E_max``), and ``V`` (L, 2), the values (for :func:`chain_bounds`).
 
     Raises
     ------
@@ -875,8 +1167,8 @@ def two_key_instance(L, eps):
     --------
     >>> import numpy as np
     >>> from attnlab import two_key_instance
-    >>> m, V = two_key_instance(64, 0.1)
-    >>> bool(np.isclose(m["A_fro"], np.sqrt(2 * 64) * np.tanh(0.05)))
+    >>> inst = two_key_instance(64, 0.1)
+    >>> bool(np.isclose(inst.errors.A_fro, np.sqrt(2 * 64) * np.tanh(0.05)))
     True
     """
     L = positive_int(L, "L")
@@ -891,6 +1183,7 @@ def two_key_instance(L, eps):
     V = np.zeros((L, 2))
     V[0, 0] = 1.0
     o = d @ V
-    return dict(row_l1=float(np.abs(d).sum()), A_fro=float(math.sqrt(L) * np.linalg.norm(d)),
-                O_fro=float(math.sqrt(L) * np.linalg.norm(o)), row_out=float(np.linalg.norm(o)),
-                E_max=float(np.abs(h).max())), V
+    errors = ChainErrors(row_l1=float(np.abs(d).sum()), A_fro=float(math.sqrt(L) * np.linalg.norm(d)),
+                         O_fro=float(math.sqrt(L) * np.linalg.norm(o)), row_out=float(np.linalg.norm(o)),
+                         E_max=float(np.abs(h).max()))
+    return TwoKeyInstance(errors, V)

@@ -24,19 +24,25 @@ import hashlib
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 from scipy import sparse
 
-from ..core._validate import (as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval, positive_int,
-                        positive_real, real, renamed)
+from ..core._validate import (SeedLike, as_float_array, as_generator, choice, dtype_arg, flag, in_open_interval,
+                              positive_int, positive_real, real, renamed)
 
-__all__ = ["ConstructionFailedWarning", "pattern_profile", "log_target", "element_ratio_error", "RatioError",
+__all__ = ["ConstructionFailedWarning", "pattern_profile", "PatternProfile", "log_target", "element_ratio_error",
+           "RatioError",
            "sparse_dimension_bound",
            "moment_curve_attention", "MomentCurveAttention", "packing_dimension_bound", "construction_operation_count",
            "OperationCount",
-           "resample_success", "construct_sparse_attention", "SparseAttention"]
+           "resample_success", "ResampleSuccess", "construct_sparse_attention", "SparseAttention"]
+
+#: A target pattern: a dense array or a SciPy sparse array.
+Target = "ArrayLike | sparse.sparray | sparse.spmatrix"
 
 
 class ConstructionFailedWarning(UserWarning):
@@ -143,7 +149,30 @@ def _support(A) -> _Support:
     return _Support(C, valid, V)
 
 
-def pattern_profile(A) -> tuple[int, float]:
+class PatternProfile(NamedTuple):
+    r"""The sparsity and ratio variation of a target pattern: the result of :func:`pattern_profile`.
+
+    Attributes
+    ----------
+    nnz : int
+        :math:`k`, the largest number of nonzeros of a row or a column (the ``nnz`` of :func:`log_target`).
+    gamma : float
+        :math:`\gamma \ge 1`, the largest ratio of two nonzeros of one row (inf beyond the float range).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import pattern_profile
+    >>> nnz, gamma = pattern_profile(np.array([[1.0, 4.0], [0.0, 1.0]]))
+    >>> nnz, gamma
+    (2, 4.0)
+    """
+
+    nnz: int
+    gamma: float
+
+
+def pattern_profile(A: Target) -> PatternProfile:
     r"""The sparsity :math:`k` and ratio variation :math:`\gamma` of a target pattern.
 
     :math:`k = \max(\max_i |S_i|, \max_j |\{i : A_{ij} > 0\}|)` (nonzeros per row and per column) and
@@ -156,8 +185,8 @@ def pattern_profile(A) -> tuple[int, float]:
 
     Returns
     -------
-    k : int
-    gamma : float, >= 1
+    PatternProfile
+        ``nnz`` (:math:`k`, an int) and ``gamma`` (:math:`\gamma \ge 1`, a float); it unpacks as ``k, gamma``.
 
     Raises
     ------
@@ -171,7 +200,7 @@ def pattern_profile(A) -> tuple[int, float]:
     >>> import numpy as np
     >>> from attnlab import pattern_profile
     >>> pattern_profile(np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]]))
-    (2, 2.0)
+    PatternProfile(nnz=2, gamma=2.0)
     """
     A = _target(A)
     if sparse.issparse(A):
@@ -184,7 +213,7 @@ def pattern_profile(A) -> tuple[int, float]:
         hi = np.where(mask, A, 0.0).max(axis=1)
         lo = np.where(mask, A, np.inf).min(axis=1)
     with np.errstate(over="ignore"):
-        return k, float(np.exp((np.log(hi) - np.log(lo)).max()))  # inf if a ratio exceeds the float range
+        return PatternProfile(k, float(np.exp((np.log(hi) - np.log(lo)).max())))  # inf beyond the float range
 
 
 def _checked_target(A, k, gamma, causal):
@@ -211,7 +240,8 @@ def _log_support(A, eps1, eps2):
 
 
 @renamed(k="nnz")
-def log_target(A, eps1, eps2, *, nnz=None, gamma=None, causal=False):
+def log_target(A: Target, eps1: float, eps2: float, *, nnz: int | None = None, gamma: float | None = None,
+               causal: bool = False) -> np.ndarray:
     r"""The log-transformed target :math:`B` whose row softmax preserves the element ratios of :math:`A`.
 
     .. math::
@@ -310,7 +340,7 @@ def _row_errors(S_supp, b, valid, off_max):
     return ratio, leak
 
 
-def element_ratio_error(M, A, *, causal=False) -> RatioError:
+def element_ratio_error(M: ArrayLike, A: Target, *, causal: bool = False) -> RatioError:
     r"""How well an attention matrix :math:`M` preserves the element ratios of a sparse target :math:`A`.
 
     With :math:`S_i = \{j : A_{ij} > 0\}` (and, if ``causal``, only keys :math:`j \le i` considered):
@@ -391,7 +421,8 @@ def element_ratio_error(M, A, *, causal=False) -> RatioError:
 
 # ---------------------------------------------------------------------------------------------------- the bound
 @renamed(k="nnz")
-def sparse_dimension_bound(L, nnz, gamma, eps1, eps2, *, delta=0.5, causal=False):
+def sparse_dimension_bound(L: int, nnz: int, gamma: float, eps1: float, eps2: float, *, delta: float = 0.5,
+                           causal: bool = False) -> int:
     r"""The projection dimension the proof's union bound asks for: one draw succeeds with probability ≥ 1 − δ.
 
     Every row of :math:`D = U\Sigma` has norm :math:`\|B_i\| \le \sqrt k\,(c + \log\gamma)` with
@@ -558,9 +589,37 @@ def _dims(dims, r, projection):
     return out
 
 
+class ResampleSuccess(NamedTuple):
+    r"""The construction's errors for every draw and dimension: the result of :func:`resample_success`.
+
+    Attributes
+    ----------
+    ratio : ndarray, shape (draws, len(dims))
+        The ``ratio`` of :func:`element_ratio_error` per draw and dimension.
+    leakage : ndarray, shape (draws, len(dims))
+        The ``leakage`` of :func:`element_ratio_error`.
+    success : ndarray of bool, shape (draws, len(dims))
+        ``ratio <= log(1 + eps1)`` and ``leakage <= eps2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import resample_success
+    >>> ratio, leakage, success = resample_success(np.eye(8), [8], eps1=1.0, eps2=0.5, rng=0, draws=2)
+    >>> ratio.shape, success.tolist()
+    ((2, 1), [[True], [True]])
+    """
+
+    ratio: np.ndarray
+    leakage: np.ndarray
+    success: np.ndarray
+
+
 @renamed(k="nnz")
-def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma=None, causal=False, method="auto",
-                     projection="orthogonal", dtype=np.float64):
+def resample_success(A: Target, dims: int | Sequence[int], *, eps1: float, eps2: float, rng: SeedLike = None,
+                     draws: int = 16, nnz: int | None = None, gamma: float | None = None, causal: bool = False,
+                     method: str = "auto", projection: str = "orthogonal",
+                     dtype: DTypeLike = np.float64) -> ResampleSuccess:
     r"""Run the construction for ``draws`` independent projections at every dimension in ``dims``.
 
     The factorisation of :math:`B` (:func:`log_target`) is computed once. Each draw is one projection :math:`Y` of
@@ -600,12 +659,9 @@ def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma
 
     Returns
     -------
-    ratio : ndarray, shape (draws, len(dims))
-        The ``ratio`` of :func:`element_ratio_error` per draw and dimension.
-    leakage : ndarray, shape (draws, len(dims))
-        The ``leakage`` of :func:`element_ratio_error`.
-    success : ndarray of bool, shape (draws, len(dims))
-        ``ratio <= log(1 + eps1)`` and ``leakage <= eps2``.
+    ResampleSuccess
+        ``ratio``, ``leakage`` and ``success``, arrays of shape (draws, len(dims)) (see there); it unpacks as
+        ``ratio, leakage, success``.
 
     Raises
     ------
@@ -617,8 +673,8 @@ def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma
     >>> import numpy as np
     >>> from attnlab import resample_success
     >>> A = np.eye(64)[np.random.default_rng(0).permutation(64)]   # a permutation pattern
-    >>> ratio, leak, ok = resample_success(A, [4, 32, 64], eps1=1.0, eps2=0.5, rng=np.random.default_rng(1), draws=4)
-    >>> ok.mean(axis=0).tolist()                                 # d = 64 = L is exact
+    >>> res = resample_success(A, [4, 32, 64], eps1=1.0, eps2=0.5, rng=np.random.default_rng(1), draws=4)
+    >>> res.success.mean(axis=0).tolist()                                 # d = 64 = L is exact
     [0.0, 0.0, 1.0]
     """
     rng = as_generator(rng)
@@ -637,7 +693,7 @@ def resample_success(A, dims, *, eps1, eps2, rng=None, draws=16, nnz=None, gamma
     ratio = np.concatenate(out_r)
     logleak = np.concatenate(out_l)
     ok = (ratio <= math.log1p(eps1)) & (logleak <= math.log(eps2))
-    return ratio, np.exp(logleak), ok
+    return ResampleSuccess(ratio, np.exp(logleak), ok)
 
 
 # ---------------------------------------------------------------------------------------------------- the algorithm
@@ -678,8 +734,10 @@ class SparseAttention(NamedTuple):
 
 
 @renamed(k="nnz")
-def construct_sparse_attention(A, d, *, eps1, eps2, rng=None, nnz=None, gamma=None, causal=False, max_resamples=64,
-                               method="auto", projection="orthogonal"):
+def construct_sparse_attention(A: Target, d: int, *, eps1: float, eps2: float, rng: SeedLike = None,
+                               nnz: int | None = None, gamma: float | None = None, causal: bool = False,
+                               max_resamples: int = 64, method: str = "auto",
+                               projection: str = "orthogonal") -> SparseAttention:
     r"""Inputs X for which a fixed layer's :math:`\mathrm{softmax}(XW_QW_K^\top X^\top)` reproduces a target ``A``.
 
     This constructs an attention *pattern*: given a target matrix ``A``, it finds inputs for which a fixed layer's
@@ -814,7 +872,8 @@ class MomentCurveAttention(NamedTuple):
 
 
 @renamed(k="nnz")
-def moment_curve_attention(A, *, eps1, eps2, nnz=None, gamma=None, causal=False):
+def moment_curve_attention(A: Target, *, eps1: float, eps2: float, nnz: int | None = None,
+                           gamma: float | None = None, causal: bool = False) -> MomentCurveAttention:
     r"""Inputs of dimension :math:`d = 2k + 1`, for every :math:`L`, that make a fixed layer approximate ``A``.
 
     Token :math:`j` (:math:`0\le j < L`) gets the moment vector :math:`(1, j, \dots, j^{2k})`; row :math:`i` gets the
@@ -918,7 +977,7 @@ def _shift_poly(c, a):
     return out
 
 
-def packing_dimension_bound(L, R, eps2) -> int:
+def packing_dimension_bound(L: int, R: float, eps2: float) -> int:
     r"""Smallest query/key dimension any layer with bounded logits can have on a permutation target of length ``L``.
 
     If :math:`\mathrm{softmax}(QK^\top)` has leakage at most :math:`\varepsilon_2` on a permutation pattern
@@ -1001,7 +1060,8 @@ class OperationCount(NamedTuple):
     total: int
 
 
-def construction_operation_count(A, d, draws, *, eps1=1.0, eps2=0.5, causal=False):
+def construction_operation_count(A: Target, d: int, draws: int, *, eps1: float = 1.0, eps2: float = 0.5,
+                                 causal: bool = False) -> OperationCount:
     r"""Count the arithmetic operations of :func:`construct_sparse_attention` on ``A`` at dimension ``d``.
 
     The count is exact for the operations listed in :class:`OperationCount` (the LU's elimination counted from the

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import linalg as sla
 from scipy import stats
 
-from ..core._validate import (as_float_array, finite_real, in_open_interval, nonnegative_int, positive_int,
+from ..core._results import former_dict
+from ..core._validate import (Array, as_float_array, finite_real, in_open_interval, nonnegative_int, positive_int,
                               positive_real, real_array)
 from ..core.backend import get_array_module, to_numpy
 
@@ -25,8 +28,10 @@ __all__ = [
     "tail_norm",
     "powerlaw_tail_bound",
     "powerlaw_fit",
+    "PowerlawFit",
     "envelope_constant",
     "softmax_kernel",
+    "SoftmaxKernel",
 ]
 
 
@@ -59,7 +64,7 @@ def _real_scalar(x, name):
 
 
 # --------------------------------------------------------------------------- singular values and their tails
-def singular_values(A) -> np.ndarray:
+def singular_values(A: ArrayLike) -> np.ndarray:
     r"""Singular values :math:`\sigma_1 \ge \sigma_2 \ge \dots \ge 0` of a matrix (LAPACK ``gesdd`` via SciPy).
 
     Parameters
@@ -93,7 +98,7 @@ def singular_values(A) -> np.ndarray:
     return sla.svdvals(A)
 
 
-def energy_count(s, frac: float = 0.9) -> int:
+def energy_count(s: ArrayLike, frac: float = 0.9) -> int:
     r"""The number of leading singular values that hold a fraction of the energy :math:`\|A\|_F^2`.
 
     The smallest :math:`k \ge 1` with :math:`\sum_{i\le k}\sigma_i^2 \ge \text{frac}\cdot\sum_i\sigma_i^2` (the
@@ -134,7 +139,7 @@ def energy_count(s, frac: float = 0.9) -> int:
     return int(np.searchsorted(e, frac * e[-1] * (1 - 1e-15)) + 1)
 
 
-def tail_norm(s, r: int) -> float:
+def tail_norm(s: ArrayLike, r: int) -> float:
     r"""Eckart–Young: the error of the best rank-r approximation, :math:`\|A - A_r\|_F = \sqrt{\sum_{k>r}\sigma_k^2}`.
 
     Parameters
@@ -166,7 +171,7 @@ def tail_norm(s, r: int) -> float:
     return float(np.sqrt(np.sum(s[r:] ** 2)))
 
 
-def powerlaw_tail_bound(C, alpha, r) -> np.ndarray:
+def powerlaw_tail_bound(C: ArrayLike, alpha: ArrayLike, r: ArrayLike) -> np.ndarray:
     r"""The tail bound of a power-law spectrum on the error of the best rank-r approximation.
 
     If :math:`\sigma_k \le C k^{-\alpha}` then :math:`\|A - A_r\|_F \le C\,r^{-(\alpha-1/2)}/\sqrt{2\alpha-1}`
@@ -222,7 +227,44 @@ def powerlaw_tail_bound(C, alpha, r) -> np.ndarray:
     return np.where(alpha > 0.5, out, np.inf)
 
 
-def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95) -> dict:
+@former_dict
+class PowerlawFit(NamedTuple):
+    r"""A power law :math:`\sigma_k \approx c\,k^{-\alpha}` fitted to a spectrum: the result of :func:`powerlaw_fit`.
+
+    Formerly a dict: ``fit["alpha"]`` still works, with a ``DeprecationWarning``.
+
+    Attributes
+    ----------
+    alpha : float
+        The fitted exponent.
+    alpha_lo, alpha_hi : float
+        Its confidence interval (Student t).
+    r2 : float
+        The coefficient of determination of the log–log fit.
+    c : float
+        The fitted constant.
+    k_lo, k_hi : int
+        The range of indices fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import powerlaw_fit
+    >>> fit = powerlaw_fit(2.0 * np.arange(1, 41) ** -1.0)
+    >>> round(fit.alpha, 6), fit.k_lo, fit.k_hi
+    (1.0, 2, 20)
+    """
+
+    alpha: float
+    alpha_lo: float
+    alpha_hi: float
+    r2: float
+    c: float
+    k_lo: int
+    k_hi: int
+
+
+def powerlaw_fit(s: ArrayLike, k_lo: int = 2, k_hi: int | None = None, *, confidence: float = 0.95) -> PowerlawFit:
     r"""Least-squares fit of a power law :math:`\sigma_k \approx c\,k^{-\alpha}` to a spectrum.
 
     Fits :math:`\log\sigma_k = \log c - \alpha\log k` over :math:`k_{lo} \le k \le k_{hi}` with
@@ -242,7 +284,7 @@ def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float
 
     Returns
     -------
-    dict
+    PowerlawFit
         ``alpha``, its interval ``alpha_lo``, ``alpha_hi``, ``r2`` (coefficient of determination), ``c``, and the
         ``k_lo``, ``k_hi`` used.
 
@@ -259,7 +301,7 @@ def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float
     >>> import numpy as np
     >>> from attnlab import powerlaw_fit
     >>> f = powerlaw_fit(3.0 * np.arange(1, 101) ** -1.5)
-    >>> round(f["alpha"], 6), round(f["c"], 6), f["k_hi"]
+    >>> round(f.alpha, 6), round(f.c, 6), f.k_hi
     (1.5, 3.0, 50)
     """
     s = _spectrum(s)
@@ -278,8 +320,8 @@ def powerlaw_fit(s, k_lo: int = 2, k_hi: int | None = None, *, confidence: float
                          f"{x.size} (k_lo = {k_lo}, k_hi = {k_hi}, n = {len(s)})")
     slope, intercept, rvalue, stderr = _linregress(x, y)
     t = _t_quantile(0.5 + confidence / 2, x.size - 2)
-    return dict(alpha=-float(slope), alpha_lo=-float(slope + t * stderr), alpha_hi=-float(slope - t * stderr),
-                r2=float(rvalue**2), c=math.exp(float(intercept)), k_lo=k_lo, k_hi=int(k_hi))
+    return PowerlawFit(alpha=-float(slope), alpha_lo=-float(slope + t * stderr), alpha_hi=-float(slope - t * stderr),
+                       r2=float(rvalue**2), c=math.exp(float(intercept)), k_lo=k_lo, k_hi=int(k_hi))
 
 
 def _linregress(x, y):
@@ -302,7 +344,7 @@ def _t_quantile(q: float, df: int) -> float:
     return float(stats.t.ppf(q, df))
 
 
-def envelope_constant(s, alpha) -> float:
+def envelope_constant(s: ArrayLike, alpha: float) -> float:
     r"""The smallest C with :math:`\sigma_k \le C k^{-\alpha}` for every k: :math:`C = \max_k \sigma_k k^\alpha`.
 
     Parameters
@@ -335,14 +377,37 @@ def envelope_constant(s, alpha) -> float:
 
 
 # --------------------------------------------------------------------------- the softmax kernel
-def softmax_kernel(X, Y=None, *, beta=None):
+class SoftmaxKernel(NamedTuple):
+    r"""The softmax kernel :math:`\exp(\beta XY^\top) = e^{\text{shift}}M`: the result of :func:`softmax_kernel`.
+
+    Attributes
+    ----------
+    M : array, shape (n, n_y)
+        :math:`\exp(\beta XY^\top - \text{shift})`, entries in (0, 1].
+    shift : float
+        :math:`\max\beta XY^\top`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from attnlab import softmax_kernel
+    >>> M, shift = softmax_kernel(np.array([[0.0], [2.0]]), beta=1.0)
+    >>> shift, float(M.max())
+    (4.0, 1.0)
+    """
+
+    M: Array
+    shift: float
+
+
+def softmax_kernel(X: ArrayLike, Y: ArrayLike | None = None, *, beta: float | None = None) -> SoftmaxKernel:
     r"""The softmax kernel matrix :math:`\exp(\beta\,XY^\top)` (default :math:`\beta = 1/\sqrt d`), computed stably.
 
-    Returned as ``(M, shift)`` with :math:`\exp(\beta XY^\top) = e^{\text{shift}}\cdot M`, where the shift is the
-    largest logit, so large logits do not overflow (a positive factor changes neither definiteness nor the
-    ratios of eigenvalues). For ``Y = None`` (``Y = X``) the matrix is symmetric positive semi-definite: it is
-    the Gaussian kernel :math:`e^{-\|x-y\|^2/2}` scaled by :math:`e^{\|x\|^2/2}e^{\|y\|^2/2}` (with β absorbed
-    in X).
+    Returned as a :class:`SoftmaxKernel` ``(M, shift)`` with :math:`\exp(\beta XY^\top) = e^{\text{shift}}\cdot M`,
+    where the shift is the largest logit, so large logits do not overflow (a positive factor changes neither
+    definiteness nor the ratios of eigenvalues). For ``Y = None`` (``Y = X``) the matrix is symmetric positive
+    semi-definite: it is the Gaussian kernel :math:`e^{-\|x-y\|^2/2}` scaled by :math:`e^{\|x\|^2/2}e^{\|y\|^2/2}`
+    (with β absorbed in X).
 
     Parameters
     ----------
@@ -355,10 +420,9 @@ def softmax_kernel(X, Y=None, *, beta=None):
 
     Returns
     -------
-    M : array of shape (n, n_y)
-        :math:`\exp(\beta XY^\top - \text{shift})`, entries in (0, 1], library and dtype of the inputs.
-    shift : float
-        :math:`\max\beta XY^\top`.
+    SoftmaxKernel
+        ``M`` (n, n_y): :math:`\exp(\beta XY^\top - \text{shift})`, entries in (0, 1], library and dtype of the
+        inputs; ``shift``: :math:`\max\beta XY^\top`, a float.
 
     Raises
     ------
@@ -394,4 +458,4 @@ def softmax_kernel(X, Y=None, *, beta=None):
     if not bool(xp.isfinite(S).all()):
         raise ValueError(f"beta·X·Yᵀ overflows {S.dtype}: X or Y is too large (scale them down)")
     shift = float(S.max())
-    return xp.exp(S - shift), shift
+    return SoftmaxKernel(xp.exp(S - shift), shift)
