@@ -2,6 +2,7 @@
 with an example that runs on its own."""
 import ast
 import doctest
+import importlib
 import inspect
 import re
 import subprocess
@@ -172,3 +173,20 @@ def test_nothing_the_project_ships_uses_an_old_module_path():
                 hits += relative["sub"].findall(text)
             found += [f"{path.relative_to(root)}: {h}" for h in hits]
     assert not found, found
+
+
+def test_the_index_lists_the_result_class_of_every_function_it_lists():
+    """book/conventions.md (Results): a user who finds a function in the index finds what it returns there too."""
+    missing = []
+    for name in attnlab.__all__:
+        obj = getattr(attnlab, name)
+        if not inspect.isfunction(obj):
+            continue
+        ret = inspect.signature(obj).return_annotation
+        module = importlib.import_module(obj.__module__)
+        text = ret if isinstance(ret, str) else getattr(ret, "__name__", "")
+        for cls_name in re.findall(r"\b[A-Z][A-Za-z0-9]+\b", text):
+            cls = getattr(module, cls_name, None)
+            if inspect.isclass(cls) and cls.__module__.startswith("attnlab") and cls_name not in attnlab.__all__:
+                missing.append(f"{name} -> {cls_name}")
+    assert not missing, missing

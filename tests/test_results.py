@@ -43,3 +43,23 @@ def test_dict_spellings_work_with_a_warning_that_names_the_replacement(spelling,
 def test_a_missing_key_is_a_key_error():
     with pytest.warns(DeprecationWarning), pytest.raises(KeyError, match="missing"):
         Fit(2.0, 1.0)["missing"]
+
+
+@former_dict(M="bound")
+class Count(NamedTuple):
+    bound: int
+    eps: float
+
+
+def test_a_renamed_key_reads_its_new_field_and_lists_under_its_old_name():
+    count = Count(12, 0.1)
+    with pytest.warns(DeprecationWarning, match=r"use \.bound"):
+        assert count["M"] == 12
+    with pytest.warns(DeprecationWarning):
+        assert count.get("M") == 12 and "M" in count
+    with pytest.warns(DeprecationWarning):
+        assert list(count.keys()) == ["M", "eps"] and dict(count.items()) == {"M": 12, "eps": 0.1}
+    with pytest.warns(DeprecationWarning):
+        assert count["bound"] == 12  # the new name works as a key too
+    with pytest.warns(DeprecationWarning), pytest.raises(KeyError):
+        count["rank"]

@@ -72,6 +72,7 @@ Certificates
    row_l1_error           -- the row-ℓ1 error max_i ||A_i - B_i||_1
    operator_error         -- the worst output error of B against A for given values
    visible_interaction_dim -- the part of a head's logits that attention can see, and its dimension
+   VisibleInteraction     -- the result of visible_interaction_dim
 
 Hardness
 --------
@@ -84,10 +85,12 @@ Sparse patterns
 ---------------
 
    construct_sparse_attention -- inputs that make a fixed layer's attention reproduce a sparse target pattern
+   SparseAttention        -- the result of construct_sparse_attention
    ConstructionFailedWarning  -- issued when that construction meets no precision
    pattern_profile        -- sparsity k and ratio variation gamma of a target pattern
    PatternProfile         -- the result of pattern_profile
    element_ratio_error    -- how well an attention matrix preserves a target's element ratios
+   RatioError             -- the result of element_ratio_error
 
 Models
 ------
@@ -95,9 +98,11 @@ Models
    bert_heads             -- every head's Q, K, V and attention weights of a BERT encoder (NumPy forward pass)
    BertHeads              -- the result of bert_heads
    load_bert              -- read a BERT encoder's weights and shape
+   BertCheckpoint         -- the result of load_bert
    llama_heads            -- every head's Q, K, V and causal weights of a Llama-type decoder
    LlamaHeads             -- the result of llama_heads
    load_llama_gguf        -- read a Llama-type GGUF file
+   LlamaCheckpoint        -- the result of load_llama_gguf
 
 Backends and search
 -------------------
@@ -179,14 +184,15 @@ __all__ = [
     "tanh_bound", "chain_bounds", "ChainBounds", "softmax_kernel", "SoftmaxKernel",
     # certificates
     "rank_upper_certificate", "rank_lower_certificate", "UpperCertificate", "LowerCertificate", "row_l1_error",
-    "operator_error", "visible_interaction_dim",
+    "operator_error", "visible_interaction_dim", "VisibleInteraction",
     # hardness
     "approximate_oracle", "rowsum_search", "RowsumSearch",
     # sparse patterns
-    "construct_sparse_attention", "ConstructionFailedWarning", "pattern_profile", "PatternProfile",
-    "element_ratio_error",
+    "construct_sparse_attention", "SparseAttention", "ConstructionFailedWarning", "pattern_profile", "PatternProfile",
+    "element_ratio_error", "RatioError",
     # models
-    "bert_heads", "BertHeads", "load_bert", "llama_heads", "LlamaHeads", "load_llama_gguf",
+    "bert_heads", "BertHeads", "load_bert", "BertCheckpoint", "llama_heads", "LlamaHeads", "load_llama_gguf",
+    "LlamaCheckpoint",
     # backends and search
     "get_array_module", "default_xp", "to_numpy", "make_rng", "sup_ratio", "SupResult",
 ]

@@ -8,7 +8,7 @@ its result object whatever the flag, and the flag is deprecated.
 
 Results that replaced a ``dict`` keep the dict spellings that callers used (``res["key"]``, ``res.get("key")``,
 ``"key" in res``, ``res.keys()``, ``res.items()``) with a ``DeprecationWarning`` naming the attribute: decorate the
-class with :func:`former_dict`.
+class with :func:`former_dict` (``@former_dict(M="bound")`` where a key was renamed).
 """
 from __future__ import annotations
 
@@ -22,61 +22,80 @@ def _warn(cls, spelling: str, instead: str) -> None:
                   DeprecationWarning, stacklevel=3)
 
 
-def former_dict(cls):
+def former_dict(cls=None, /, **renamed: str):
     """Class decorator for a NamedTuple result that replaced a dict: string keys keep working, with a warning.
 
     ``res["name"]`` and ``res.get("name", default)`` return the field; ``"name" in res``, ``res.keys()``,
-    ``res.values()`` and ``res.items()`` behave as the dict's did. Integer indexing and unpacking are the tuple's.
-    Each dict spelling raises a ``DeprecationWarning``.
+    ``res.values()`` and ``res.items()`` behave as the dict's did. Integer indexing and unpacking are the tuple's
+    (so iterating yields the values, where the dict's iteration yielded its keys). Each dict spelling raises a
+    ``DeprecationWarning``. A field renamed from the dict's key is given as ``old="new"``:
+    ``@former_dict(M="bound")`` makes ``res["M"]`` read ``res.bound`` and ``res.keys()`` list ``"M"``.
 
     Examples
     --------
     >>> import warnings
     >>> from typing import NamedTuple
-    >>> @former_dict
-    ... class Fit(NamedTuple):
-    ...     slope: float
-    ...     intercept: float
-    >>> fit = Fit(2.0, 1.0)
-    >>> fit.slope, fit[0]
-    (2.0, 2.0)
+    >>> @former_dict(M="bound")
+    ... class Count(NamedTuple):
+    ...     bound: int
+    ...     eps: float
+    >>> count = Count(12, 0.1)
+    >>> count.bound, count[0]
+    (12, 12)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     fit["intercept"]
-    1.0
+    ...     count["M"], list(count.keys())
+    (12, ['M', 'eps'])
     """
+    if cls is None:
+        return lambda c: _former_dict(c, renamed)
+    return _former_dict(cls, renamed)
+
+
+def _former_dict(cls, old_to_new: dict):
+    new_to_old = {new: old for old, new in old_to_new.items()}
     tuple_getitem = tuple.__getitem__
     tuple_contains = tuple.__contains__
 
+    def field(key):
+        """The field that the dict's key ``key`` became, or None."""
+        name = old_to_new.get(key, key)
+        return name if name in cls._fields else None
+
+    def old_dict(self):
+        return {new_to_old.get(k, k): v for k, v in self._asdict().items()}
+
     def __getitem__(self, key):
         if isinstance(key, str):
-            _warn(cls, f"res[{key!r}]", f".{key}")
-            if key not in self._fields:
+            name = field(key)
+            _warn(cls, f"res[{key!r}]", f".{name or key}")
+            if name is None:
                 raise KeyError(key)
-            return getattr(self, key)
+            return getattr(self, name)
         return tuple_getitem(self, key)
 
     def get(self, key, default=None):
-        _warn(cls, f"res.get({key!r})", f".{key}")
-        return getattr(self, key) if key in self._fields else default
+        name = field(key) if isinstance(key, str) else None
+        _warn(cls, f"res.get({key!r})", f".{name or key}")
+        return default if name is None else getattr(self, name)
 
     def __contains__(self, item):
-        if isinstance(item, str) and item in self._fields:
+        if isinstance(item, str) and field(item) is not None:
             _warn(cls, f"{item!r} in res", "._fields")
             return True
         return tuple_contains(self, item)
 
     def keys(self):
         _warn(cls, "res.keys()", "._fields")
-        return self._asdict().keys()
+        return old_dict(self).keys()
 
     def values(self):
         _warn(cls, "res.values()", "tuple(res)")
-        return self._asdict().values()
+        return old_dict(self).values()
 
     def items(self):
         _warn(cls, "res.items()", "._asdict().items()")
-        return self._asdict().items()
+        return old_dict(self).items()
 
     for fun in (__getitem__, get, __contains__, keys, values, items):
         fun.__qualname__ = f"{cls.__qualname__}.{fun.__name__}"

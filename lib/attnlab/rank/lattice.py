@@ -26,7 +26,6 @@ from numpy.typing import ArrayLike
 from ..core._results import former_dict
 from ..core._validate import nonnegative_int, positive_int, positive_real, renamed
 from ..core._validate import certificate_eps as _eps, matrix_pair as _pair
-from ._results import former_dict_renamed
 from .interaction import chebyshev_radius
 from ..core.logits import softmax
 
@@ -283,7 +282,7 @@ def lattice_query_radius(d: int, gamma: float) -> float:
     return math.sqrt(_max_sum_of_squares(int(math.floor(gamma * gamma + 1e-9)), d)) / gamma
 
 
-@former_dict_renamed(M="bound")
+@former_dict(M="bound")
 class LatticeLower(NamedTuple):
     r"""The lower certificate of the lattice ball: the result of :func:`lattice_lower_count`.
 
@@ -552,7 +551,7 @@ def kron_error_bound(A1: ArrayLike, B1: ArrayLike, d: int) -> float:
     return E * sum(S**j for j in range(d))
 
 
-@former_dict_renamed(rank="bound")
+@former_dict(rank="bound")
 class KronUpper(NamedTuple):
     r"""The upper certificate of the lattice ball: the result of :func:`lattice_kron_upper`.
 

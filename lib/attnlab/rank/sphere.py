@@ -23,11 +23,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, spatial, special
 
+from ..core._results import former_dict
 from ..core._validate import SeedLike
 from ..core._validate import (as_float_array, as_generator, nonnegative_int, positive_int, positive_real, real,
                               rng_keyword)
 from ..core._validate import certificate_eps as _eps
-from ._results import former_dict_renamed
 from .instances import sphere_points
 
 __all__ = [
@@ -192,7 +192,7 @@ def cap_radius(d: int, beta: float, eps: float) -> float:
     return optimize.brentq(lambda t: _cap_mass(d, beta, t) - thr, 1e-12, math.pi, xtol=1e-14) * (1 + 1e-9)
 
 
-@former_dict_renamed(M="bound")
+@former_dict(M="bound")
 class SphereLower(NamedTuple):
     r"""A lower certificate of the continuum sphere: the result of :func:`sphere_gv_lower` (the packing bound,
     no points drawn) and of :func:`sphere_lower_count` (an explicit packing).
@@ -420,7 +420,7 @@ def _zonal_errors(d, beta, b, th, mu, n_stop=None, eps=None, last_only=False):
     return errs, float((p * mu).sum())
 
 
-@former_dict_renamed(rank="bound")
+@former_dict(rank="bound")
 class HarmonicUpper(NamedTuple):
     r"""The zonal-harmonic upper certificate of the continuum sphere: the result of :func:`sphere_harmonic_upper`.
 
