@@ -16,11 +16,13 @@ goes on to 65,536, about 20 minutes):
   NumPy's exp costs next to the products; and, per row, the "GEMM floor": the CPU time of those two products alone
   over all the tiles of the call (half for causal), against which both libraries' CPU times are set.
 
-Every timed call starts ``--pause`` seconds (default 0.05) after the previous call ended. torch's CPU wheel runs its
-threads under GNU OpenMP, whose worker threads keep spinning for a while after a call (libgomp's default wait policy);
-a call started at once shares the cores, and the CPU time of the process, with them. The pause lets them sleep, for
-both libraries alike. The run also measures that effect once (L = 4096, float32): each library timed right after a
-torch call and right after one of its own calls, both without the pause (``spin_check`` in the JSON file).
+torch's CPU wheel runs its threads under GNU OpenMP (libgomp), whose worker threads, by libgomp's default, keep
+spinning for a long while after a call ends: a call started next shares the cores, and the CPU time of the process,
+with them, and in this alternation that next call is always attnlab's. The run therefore sets ``GOMP_SPINCOUNT`` to
+``--spincount`` (default 10,000; unless the environment sets it) before torch starts, so torch's threads still spin
+between the parallel regions of one call but go to sleep soon after it. The effect is measured once, in a child
+process with libgomp's default (L = 4096, float32): each library timed right after a torch call and right after one
+of its own (``spin_check`` in the JSON file, beside the same measurement in the run itself).
 
 Records the date, the commit, os.getloadavg() before and after, the CPU count and the thread counts of torch and of
 the BLAS (threadpoolctl) in the JSON file that the book's Performance page reads. The machine should be quiet: the
@@ -32,6 +34,8 @@ import argparse
 import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,15 +64,12 @@ def _clock(fn):
     return time.perf_counter() - w, time.process_time() - c
 
 
-def alternate(fa, fb, repeats, pause=0.0):
-    """Median (wall, cpu) of fa and of fb, called alternately after one warm-up call each, each timed call
-    ``pause`` seconds after the previous one ended."""
+def alternate(fa, fb, repeats):
+    """Median (wall, cpu) of fa and of fb, called alternately after one warm-up call each."""
     fa(), fb()
     a, b = [], []
     for _ in range(repeats):
-        time.sleep(pause)
         a.append(_clock(fa))
-        time.sleep(pause)
         b.append(_clock(fb))
     med = lambda xs, k: float(np.median([x[k] for x in xs]))  # noqa: E731
     return (med(a, 0), med(a, 1)), (med(b, 0), med(b, 1))
@@ -101,10 +102,12 @@ def tile_profile(dtype, rng, block=1024, d=64, repeats=10):
                 exp_over_gemms=t["exp"] / (t["gemm_scores"] + t["gemm_values"]))
 
 
-def spin_check(F, rng, d, block, L=4096, repeats=9):
-    """Median wall and CPU seconds of each library's call at L, float32, without any pause: right after a torch call
-    (the two alternate) and right after a call of its own (each repeated alone)."""
+def spin_check(rng, d, block, L=4096, repeats=9):
+    """Median wall and CPU seconds of each library's call at L, float32: right after a torch call (the two
+    alternate) and right after a call of its own (each repeated alone), with ``GOMP_SPINCOUNT`` as the process has
+    it."""
     import torch  # noqa: PLC0415
+    import torch.nn.functional as F  # noqa: PLC0415
 
     Q, K, V = (rng.standard_normal((L, d)).astype(np.float32) for _ in range(3))
     tq, tk, tv = (torch.from_numpy(a)[None, None] for a in (Q, K, V))
@@ -113,7 +116,7 @@ def spin_check(F, rng, d, block, L=4096, repeats=9):
     (aw, ac), (tw, tc) = alternate(fa, ft, repeats)
     (aw1, ac1), _ = alternate(fa, fa, repeats)
     (tw1, tc1), _ = alternate(ft, ft, repeats)
-    return dict(L=L, dtype="float32", repeats=repeats,
+    return dict(L=L, dtype="float32", repeats=repeats, gomp_spincount=os.environ.get("GOMP_SPINCOUNT"),
                 attnlab_after_torch_seconds=aw, attnlab_after_torch_cpu_seconds=ac,
                 attnlab_after_attnlab_seconds=aw1, attnlab_after_attnlab_cpu_seconds=ac1,
                 torch_after_attnlab_seconds=tw, torch_after_attnlab_cpu_seconds=tc,
@@ -127,8 +130,20 @@ def main(argv=None):
     ap.add_argument("--d", type=int, default=64)
     ap.add_argument("--block", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--pause", type=float, default=0.05, help="seconds of idle before every timed call")
+    ap.add_argument("--spincount", type=int, default=10_000,
+                    help="GOMP_SPINCOUNT for torch's OpenMP threads, unless the environment sets it")
+    ap.add_argument("--spin-check-only", action="store_true", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args(argv)
+    if args.spin_check_only:
+        print(json.dumps(spin_check(np.random.default_rng(args.seed), args.d, args.block)))
+        return
+    # the child first, with libgomp's default spinning; then this process's own setting, before torch starts
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    child = subprocess.run([sys.executable, __file__, "--spin-check-only", "--d", str(args.d), "--block",
+                            str(args.block), "--seed", str(args.seed)], env=env, check=True, capture_output=True,
+                           text=True)
+    spin_default = json.loads(child.stdout.strip().splitlines()[-1])
+    os.environ.setdefault("GOMP_SPINCOUNT", str(args.spincount))
     import torch  # noqa: PLC0415
     import torch.nn.functional as F  # noqa: PLC0415
 
@@ -143,9 +158,10 @@ def main(argv=None):
         print(f"tile {p['dtype']}: " + ", ".join(f"{k} {v * 1e3:.3f} ms" for k, v in p["seconds"].items())
               + f"; exp / GEMMs = {p['exp_over_gemms']:.2f}", flush=True)
     gemms = {p["dtype"]: p["seconds"]["gemm_scores"] + p["seconds"]["gemm_values"] for p in profile}
-    spin = spin_check(F, rng, d, args.block)
-    print("spin check (L = 4096, float32, no pause): " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in spin.items()
-                                                                    if k.endswith("seconds")), flush=True)
+    spin = dict(default=spin_default, run=spin_check(rng, d, args.block))
+    for k, v in spin.items():
+        print(f"spin check ({k}, GOMP_SPINCOUNT={v['gomp_spincount']}): "
+              + ", ".join(f"{n} {x * 1e3:.1f} ms" for n, x in v.items() if n.endswith("seconds")), flush=True)
     rows = []
     for dtype in (np.float32, np.float64):
         L = 1024
@@ -156,7 +172,7 @@ def main(argv=None):
             for causal in (False, True):
                 (aw, ac), (tw, tc) = alternate(
                     lambda: attnlab.attention_blocked(Q, K, V, causal=causal, block=args.block),
-                    lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal), repeats, args.pause)
+                    lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal), repeats)
                 flops = 4 * L * L * d / (2 if causal else 1)
                 row = dict(dtype=np.dtype(dtype).name, L=L, d=d, causal=causal, repeats=repeats,
                            attnlab_seconds=aw, torch_seconds=tw, attnlab_cpu_seconds=ac, torch_cpu_seconds=tc,
@@ -182,11 +198,11 @@ def main(argv=None):
                python=platform.python_version(), numpy=np.__version__, torch=torch.__version__,
                machine=platform.machine(), cpu=cpu_model(), cores=len(os.sched_getaffinity(0)),
                torch_threads=torch.get_num_threads(), blas=blas,
-               parameters=dict(d=d, seed=args.seed, max_L=max_L, block=args.block, full=args.full,
-                               pause=args.pause),
+               parameters=dict(d=d, seed=args.seed, max_L=max_L, block=args.block, full=args.full),
                date=date, loadavg_start=list(load_start),
                loadavg_end=list(os.getloadavg()), wall_seconds=time.perf_counter() - t_start,
-               omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), gemm_gflops=gemm, tile_profile=profile,
+               gomp_spincount=os.environ.get("GOMP_SPINCOUNT"), omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
+               gemm_gflops=gemm, tile_profile=profile,
                spin_check=spin, rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
