@@ -87,7 +87,7 @@ Sparse patterns
    construct_sparse_attention -- inputs that make a fixed layer's attention reproduce a sparse target pattern
    SparseAttention        -- the result of construct_sparse_attention
    ConstructionFailedWarning  -- issued when that construction meets no precision
-   pattern_profile        -- sparsity k and ratio variation gamma of a target pattern
+   pattern_profile        -- nonzeros per row and column (nnz) and ratio variation gamma of a target pattern
    PatternProfile         -- the result of pattern_profile
    element_ratio_error    -- how well an attention matrix preserves a target's element ratios
    RatioError             -- the result of element_ratio_error
