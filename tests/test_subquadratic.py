@@ -486,3 +486,19 @@ def test_attention_halfspace_results_and_the_deprecated_return_counts():
     assert c_old == c
     with pytest.warns(DeprecationWarning, match="is no longer a dict"):
         assert c_old["plan"]["g"] == c.plan.g and c_old["shifts"] == c.shifts
+
+
+@pytest.mark.parametrize("args, kwargs, err, name", [
+    ((0, 2, 1e-3, 1.0), {}, ValueError, "n"),
+    ((10, 2.5, 1e-3, 1.0), {}, TypeError, "d"),
+    ((10, 2, 1e-3, 1.0), {"d_v": 0}, ValueError, "d_v"),
+    ((10, 2, 0.0, 1.0), {}, ValueError, "eps"),
+    ((10, 2, 1e-3, -1.0), {}, ValueError, "B"),
+    ((10, 2, 1e-3, np.inf), {}, ValueError, "B"),
+    ((10, 2, 1e-3, True), {}, TypeError, "B"),
+])
+def test_attention_halfspace_plan_names_a_bad_argument(args, kwargs, err, name):
+    from attnlab import attention_halfspace_plan
+
+    with pytest.raises(err, match=rf"^{name}\b"):
+        attention_halfspace_plan(*args, **kwargs)

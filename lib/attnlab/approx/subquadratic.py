@@ -1092,6 +1092,13 @@ def attention_halfspace_plan(n: int, d: int, eps: float, B: float, d_v: int = 1)
         ``eta``, ``L``, ``h``, ``width``, ``g``, ``monomials``, ``search_calls``, ``weighted_sums``, ``s_range``
         (the grid indices the search starts from).
 
+    Raises
+    ------
+    TypeError
+        ``n``, ``d`` or ``d_v`` not an integer; ``eps`` or ``B`` not a real number.
+    ValueError
+        ``n``, ``d`` or ``d_v`` below 1; ``eps`` not finite and > 0; ``B`` negative or not finite.
+
     Examples
     --------
     >>> from attnlab import attention_halfspace_plan
@@ -1099,12 +1106,14 @@ def attention_halfspace_plan(n: int, d: int, eps: float, B: float, d_v: int = 1)
     >>> p.weighted_sums == (p.g + 1) * (p.g + 2), p.search_calls
     (True, 16)
     """
-    eta = min(0.05, _eps(eps) / (14 * max(1.0, float(B))))
+    n, d, d_v = positive_int(n, "n"), positive_int(d, "d"), positive_int(d_v, "d_v")
+    B = real(B, "B", lo=0.0)
+    eta = min(0.05, _eps(eps) / (14 * max(1.0, B)))
     L = math.log(n / eta)
     h = math.log1p(eta)
     width = L + h
     _, g, _ = _exp_poly(round(width, 12), eta)
-    top = math.ceil(d * float(B) ** 2 / h) + 1
+    top = math.ceil(d * B**2 / h) + 1
     return AttentionHalfspacePlan(eta=eta, L=L, h=h, width=width, g=g, monomials=math.comb(g + d, d),
                                   search_calls=max(1, math.ceil(math.log2(2 * top))),
                                   weighted_sums=math.comb(g + d, d) * (d_v + 1), s_range=(-top, top))
