@@ -13,6 +13,7 @@ class with :func:`former_dict` (``@former_dict(M="bound")`` where a key was rena
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 __all__ = ["former_dict"]
 
@@ -22,7 +23,7 @@ def _warn(cls, spelling: str, instead: str) -> None:
                   DeprecationWarning, stacklevel=3)
 
 
-def former_dict(cls=None, /, **renamed: str):
+def former_dict(cls: type | None = None, /, **renamed: str) -> Any:
     """Class decorator for a NamedTuple result that replaced a dict: string keys keep working, with a warning.
 
     ``res["name"]`` and ``res.get("name", default)`` return the field; ``"name" in res``, ``res.keys()``,
@@ -52,7 +53,7 @@ def former_dict(cls=None, /, **renamed: str):
     return _former_dict(cls, renamed)
 
 
-def _former_dict(cls, old_to_new: dict):
+def _former_dict(cls: type, old_to_new: dict[str, str]) -> type:
     new_to_old = {new: old for old, new in old_to_new.items()}
     tuple_getitem = tuple.__getitem__
     tuple_contains = tuple.__contains__
