@@ -81,7 +81,7 @@ def _ball_lattice_count(rho, d):
 
 
 def lattice_row_count(d: int, gamma: float) -> int:
-    r"""Number of rows n = #{c ∈ Z^d : ‖c‖ ≤ γ} of the lattice instance: the trivial upper certificate (B = A).
+    r"""Rows :math:`n = \#\{c \in \mathbb Z^d : \|c\| \le \gamma\}` of the lattice instance (the trivial bound, B = A).
 
     Parameters
     ----------
@@ -627,7 +627,7 @@ def lattice_kron_upper(d: int, beta: float, eps: float, *, margin: int = 8, svd_
     Returns
     -------
     KronUpper
-        ``bound`` = min(k1^d, n), ``method`` ("kronecker-svd" or "rows"), ``error_bound`` (≤ ε; 0 for
+        ``bound`` = :math:`\min(k_1^d, n)`, ``method`` ("kronecker-svd" or "rows"), ``error_bound`` (≤ ε; 0 for
         "rows"), k1, the 1-D size, γ, n and :math:`\rho_Q` (for Γ = β ρ_Q ρ_K with ρ_K = 1). When the 1-D factor
         has more than ``svd_max`` rows its SVD is skipped (k1 = None) and the certificate is the row count.
 
@@ -734,8 +734,8 @@ class LatticeInstance(NamedTuple):
 
     Attributes
     ----------
-    A : array (n, (2R + 1)^d)
-        The attention matrix, row-stochastic.
+    A : array, shape (n, N)
+        The attention matrix, row-stochastic, over the :math:`N = (2R + 1)^d` keys.
     messages : int array (M,)
         The message rows.
     cells : list of int arrays
@@ -780,8 +780,8 @@ def lattice_instance(d: int, gamma: float, eps: float, *, margin: int = 4) -> La
     Returns
     -------
     LatticeInstance
-        ``A`` (n × (2R+1)^d, row-stochastic), the message row indices ``messages``, their own cells ``cells``
-        (column indices) and ``info`` (:class:`LatticeInfo`: d, γ, R, ℓ, β, the smallest own-cell mass
+        ``A`` (:math:`n \times (2R+1)^d`, row-stochastic), the message row indices ``messages``, their own cells
+        ``cells`` (column indices) and ``info`` (:class:`LatticeInfo`: d, γ, R, ℓ, β, the smallest own-cell mass
         ``min_own_mass`` and the Chebyshev radii ``rho_Q``, ``rho_K`` of the query and key sets); it unpacks as
         ``A, messages, cells, info``.
 
@@ -830,8 +830,8 @@ class LatticeMessages(NamedTuple):
 
     Attributes
     ----------
-    A : array (M, (2R + 1)^d)
-        The message rows, row-stochastic.
+    A : array, shape (M, N)
+        The message rows, row-stochastic, over the :math:`N = (2R + 1)^d` keys.
     cells : list of int arrays
         Their own cells: row a puts mass > (1 + ε)/2 on ``cells[a]``.
 
@@ -858,7 +858,7 @@ def lattice_materialised(d: int, gamma: float, eps: float, *, margin: int = 4) -
     Returns
     -------
     LatticeMessages
-        ``A`` (M × (2R+1)^d) and the M own cells ``cells``; it unpacks as ``A, cells``.
+        ``A`` (:math:`M \times (2R+1)^d`) and the M own cells ``cells``; it unpacks as ``A, cells``.
 
     Raises
     ------
