@@ -94,3 +94,12 @@ def test_table_typesets_tex_in_headers_and_cells_for_each_target(monkeypatch):
     assert colab._repr_markdown_().splitlines()[:3] == ["| bytes $b(L)$ | error |", "|---|---|",
                                                         "| $8 L^{2} + 16 L d$ | 1.50 × 10⁻⁷ |"]
     assert table(df[["y"]], {"y": "error"})._repr_markdown_() is None  # no TeX: HTML everywhere
+
+
+def test_measured_quietly_is_the_start_load_against_half_the_cores():
+    from attnlab.audit.present import measured_quietly
+
+    assert measured_quietly({"loadavg_start": [1.0, 2.0, 3.0], "cores": 2}) is True
+    assert measured_quietly({"loadavg_start": [1.01, 0.0, 0.0], "cores": 2}) is False
+    assert measured_quietly({"loadavg_start": [3.9, 0.0, 0.0], "cores": 8}) is True
+    assert measured_quietly({"cores": 2}) is None

@@ -11,6 +11,9 @@ the text it is, never read as Markdown or TeX):
 - :func:`table`: a :class:`pandas.DataFrame` shown with headers in words or symbols, numbers rounded, no index
   column unless it means something, NaN as "–".
 - :func:`parameters`: the parameters of a run in a collapsed box (one line when closed).
+
+And :func:`measured_quietly`, the one rule by which a page says whether a benchmark record was measured on a quiet
+machine.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from .evidence import script_html
 from .verdict import VERDICT_STYLE, VERDICTS, Verdict, badge_html, sci
 
-__all__ = ["Html", "Table", "findings", "table", "parameters", "fmt_number"]
+__all__ = ["Html", "Table", "findings", "table", "parameters", "fmt_number", "measured_quietly"]
 
 #: The colour of each verdict (:data:`attnlab.audit.verdict.VERDICT_STYLE`), for the bar beside the word.
 COLOUR = {k: v[0] for k, v in VERDICT_STYLE.items()}
@@ -319,3 +322,12 @@ def parameters(params: Mapping, labels: Mapping[str, str] | None = None, *,
     return Html(f'<details class="attnlab-parameters {_NO_TEX}"><summary>{html.escape(summary)}{scale}</summary>'
                 f'<table style="table-layout: fixed; width: 100%; overflow-wrap: anywhere; font-size: 0.9em">'
                 f'<colgroup><col style="width: 45%"><col></colgroup><tbody>{rows}</tbody></table></details>')
+
+
+def measured_quietly(record: Mapping) -> bool | None:
+    """Whether a benchmark record (``data/benchmarks/*.json``) was measured on a quiet machine: the 1-minute load
+    average at its start, before the benchmark's own threads ran, at most half the cores (the load at the end counts
+    those threads). None if the record has no start load."""
+    if "loadavg_start" not in record:
+        return None
+    return record["loadavg_start"][0] <= record["cores"] / 2
